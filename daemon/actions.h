@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* The command-line actions (everything but the daemon loop). Each returns an exit code
+ * from exit-codes.h and logs its own messages. */
+#pragma once
+
+#include <stdbool.h>
+
+typedef struct ActionArgs {
+        const char *device;      /* --device SLOT, or NULL for all managed devices */
+        const char *dump_file;   /* --dump FILE */
+        const char *config_file; /* --config FILE, or NULL for the default search path */
+        const char *root;        /* --root DIR (test/inspection prefix for sysfs and procfs), or NULL */
+        bool json;               /* --json */
+} ActionArgs;
+
+int action_status(const ActionArgs *a);
+int action_save_now(const ActionArgs *a);
+int action_restore_now(const ActionArgs *a);
+int action_dump(const ActionArgs *a);
+int action_check_config(const ActionArgs *a);
+int action_daemon(const ActionArgs *a);

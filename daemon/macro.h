@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* Small shared macros: cleanup attributes, TAKE_PTR/TAKE_FD, array sizes.
+ * Header-only; included by every module. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _noreturn_ __attribute__((noreturn))
+#define _warn_unused_result_ __attribute__((warn_unused_result))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#define TAKE_PTR(p)                                                                                          \
+        ({                                                                                                   \
+                __typeof__(p) _tp_ = (p);                                                                    \
+                (p) = NULL;                                                                                  \
+                _tp_;                                                                                        \
+        })
+
+#define TAKE_FD(fd)                                                                                          \
+        ({                                                                                                   \
+                int _tfd_ = (fd);                                                                            \
+                (fd) = -EBADF;                                                                               \
+                _tfd_;                                                                                       \
+        })
+
+/* Defines foo_freep(Foo **p) for a foo_free() that returns NULL. */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                              \
+        static inline void func##p(type *p)                                                                  \
+        {                                                                                                    \
+                if (*p)                                                                                      \
+                        *p = func(*p);                                                                       \
+        }
+
+static inline void freep(void *p)
+{
+        free(*(void **)p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline int safe_close(int fd)
+{
+        if (fd >= 0) {
+                int saved = errno;
+                (void)close(fd);
+                errno = saved;
+        }
+        return -EBADF;
+}
+
+static inline void closep(int *fd)
+{
+        *fd = safe_close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+        if (*f)
+                (void)fclose(*f);
+        *f = NULL;
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline bool streq(const char *a, const char *b)
+{
+        return strcmp(a, b) == 0;
+}
+
+static inline bool streq_ptr(const char *a, const char *b)
+{
+        if (!a || !b)
+                return a == b;
+        return streq(a, b);
+}
+
+/* errno as a negative value, never 0 (some libc paths leave errno unset). */
+static inline int negative_errno(void)
+{
+        return errno > 0 ? -errno : -EIO;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* umsrestored: --help, argv parsing into arg_ globals, and run() dispatching to one action.
+ * Everything else lives in the libumsrestore static library. */
+#include <getopt.h>
+
+#include "actions.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "version.h"
+
+typedef enum Action {
+        ACTION_DAEMON,
+        ACTION_SAVE_NOW,
+        ACTION_RESTORE_NOW,
+        ACTION_STATUS,
+        ACTION_DUMP,
+        ACTION_CHECK_CONFIG,
+        ACTION_HELP,
+        ACTION_VERSION,
+} Action;
+
+static Action arg_action = ACTION_DAEMON;
+static const char *arg_action_name = NULL;
+static const char *arg_device = NULL;
+static const char *arg_dump_file = NULL;
+static const char *arg_config = NULL;
+static const char *arg_root = NULL;
+static bool arg_json = false;
+
+static void help(void)
+{
+        printf("Usage: %s [OPTIONS...] [ACTION]\n"
+               "\n"
+               "Saves and restores the display state of GPUs that no kernel mode-setting\n"
+               "driver restores after suspend. With no action, runs as the daemon\n"
+               "(umsrestored.service) and follows logind's PrepareForSleep signal.\n"
+               "\n"
+               "Actions:\n"
+               "  -s --save-now          Save the state of every managed device now\n"
+               "  -r --restore-now       Restore every managed device from its saved state\n"
+               "                         (use this over ssh after a resume left a black screen)\n"
+               "     --status            Show display devices, verdicts and last results\n"
+               "     --dump FILE         Print a saved state file for a person\n"
+               "     --check-config      Validate the configuration and print it\n"
+               "  -h --help              Show this help and exit\n"
+               "     --version           Show the version and exit\n"
+               "\n"
+               "Options:\n"
+               "  -d --device SLOT       Only act on this PCI device (e.g. 0000:00:02.0)\n"
+               "     --json              Machine-readable output for --status and --dump\n"
+               "  -c --config FILE       Read this configuration file instead of the default\n"
+               "                         search path\n"
+               "     --log-level LEVEL   debug, info, notice, warning, err (default: info)\n"
+               "\n"
+               "Exit status: 0 success, 1 failure, 2 usage error, 3 nothing to manage,\n"
+               "4 no saved state, 5 state file refused, 6 busy, 7 not permitted,\n"
+               "8 configuration error, 9 verification failed. See umsrestored(8).\n",
+               program_invocation_short_name);
+}
+
+static int set_action(Action a, const char *name)
+{
+        if (arg_action_name && arg_action != a) {
+                log_error("%s cannot be combined with %s. See --help.", name, arg_action_name);
+                return -EINVAL;
+        }
+        arg_action = a;
+        arg_action_name = name;
+        return 0;
+}
+
+static int parse_argv(int argc, char *argv[])
+{
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_STATUS,
+                ARG_DUMP,
+                ARG_CHECK_CONFIG,
+                ARG_JSON,
+                ARG_LOG_LEVEL,
+                ARG_ROOT,
+        };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "save-now", no_argument, NULL, 's' },
+                { "restore-now", no_argument, NULL, 'r' },
+                { "status", no_argument, NULL, ARG_STATUS },
+                { "dump", required_argument, NULL, ARG_DUMP },
+                { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "device", required_argument, NULL, 'd' },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "config", required_argument, NULL, 'c' },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { NULL, 0, NULL, 0 }
+        };
+        int c, r;
+
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hsrd:c:", options, NULL)) >= 0) {
+                switch (c) {
+                case 'h':
+                        r = set_action(ACTION_HELP, "--help");
+                        break;
+                case ARG_VERSION:
+                        r = set_action(ACTION_VERSION, "--version");
+                        break;
+                case 's':
+                        r = set_action(ACTION_SAVE_NOW, "--save-now");
+                        break;
+                case 'r':
+                        r = set_action(ACTION_RESTORE_NOW, "--restore-now");
+                        break;
+                case ARG_STATUS:
+                        r = set_action(ACTION_STATUS, "--status");
+                        break;
+                case ARG_DUMP:
+                        r = set_action(ACTION_DUMP, "--dump");
+                        arg_dump_file = optarg;
+                        break;
+                case ARG_CHECK_CONFIG:
+                        r = set_action(ACTION_CHECK_CONFIG, "--check-config");
+                        break;
+                case 'd':
+                        arg_device = optarg;
+                        r = 0;
+                        break;
+                case ARG_JSON:
+                        arg_json = true;
+                        r = 0;
+                        break;
+                case 'c':
+                        arg_config = optarg;
+                        r = 0;
+                        break;
+                case ARG_LOG_LEVEL:
+                        r = log_level_from_string(optarg);
+                        if (r < 0)
+                                return log_error_errno(r, "Unknown log level '%s'. Use debug, info, notice, "
+                                                          "warning or err.", optarg);
+                        log_set_max_level(r);
+                        r = 0;
+                        break;
+                case ARG_ROOT:
+                        arg_root = optarg;
+                        r = 0;
+                        break;
+                case ':':
+                        return log_error_errno(-EINVAL, "Option '%s' needs an argument. See --help.",
+                                               argv[optind - 1]);
+                case '?':
+                default:
+                        return log_error_errno(-EINVAL, "Unknown option '%s'. See --help.", argv[optind - 1]);
+                }
+                if (r < 0)
+                        return r;
+        }
+
+        if (optind < argc)
+                return log_error_errno(-EINVAL, "Unexpected argument '%s'. See --help.", argv[optind]);
+
+        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP)
+                return log_error_errno(-EINVAL, "--json only applies to --status and --dump.");
+
+        if (arg_device && arg_action != ACTION_SAVE_NOW && arg_action != ACTION_RESTORE_NOW &&
+            arg_action != ACTION_STATUS)
+                return log_error_errno(-EINVAL, "--device only applies to --save-now, --restore-now and --status.");
+
+        return 0;
+}
+
+static int run(int argc, char *argv[])
+{
+        ActionArgs a;
+        int r;
+
+        r = parse_argv(argc, argv);
+        if (r < 0)
+                return UMS_EXIT_USAGE;
+
+        a = (ActionArgs){
+                .device = arg_device,
+                .dump_file = arg_dump_file,
+                .config_file = arg_config,
+                .root = arg_root,
+                .json = arg_json,
+        };
+
+        switch (arg_action) {
+        case ACTION_HELP:
+                help();
+                return UMS_EXIT_OK;
+        case ACTION_VERSION:
+                printf("umsrestored %s\n", UMSRESTORE_VERSION);
+                return UMS_EXIT_OK;
+        case ACTION_SAVE_NOW:
+                return action_save_now(&a);
+        case ACTION_RESTORE_NOW:
+                return action_restore_now(&a);
+        case ACTION_STATUS:
+                return action_status(&a);
+        case ACTION_DUMP:
+                return action_dump(&a);
+        case ACTION_CHECK_CONFIG:
+                return action_check_config(&a);
+        case ACTION_DAEMON:
+        default:
+                return action_daemon(&a);
+        }
+}
+
+int main(int argc, char *argv[])
+{
+        return run(argc, argv);
+}
