@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* The display devices of a machine (PCI class 0x03) and how they are discovered.
+ * Discovery goes through a PciSource: libpciaccess for real, a directory tree in tests. */
+#pragma once
+
+#include "macro.h"
+
+#define SLOT_MAX 16 /* "dddd:bb:dd.f" + NUL */
+#define DRIVER_NAME_MAX 64
+#define DRM_CARDS_MAX 4
+
+typedef enum Verdict {
+        VERDICT_UNKNOWN = 0,
+        VERDICT_KMS,      /* a DRM driver with modesetting owns it: hand off, no I/O */
+        VERDICT_UMS,      /* DRM driver bound without modesetting: managed */
+        VERDICT_FIRMWARE, /* no driver, or only a firmware console: managed */
+        VERDICT_FOREIGN,  /* a driver that does its own suspend (nvidia, vfio-pci): left alone */
+        VERDICT_UNUSABLE, /* would be managed, but cannot be (no root, lockdown, ...) */
+        _VERDICT_MAX,
+} Verdict;
+
+const char *verdict_to_string(Verdict v);
+/* Managed = umsrestore saves and restores it. */
+static inline bool verdict_is_managed(Verdict v)
+{
+        return v == VERDICT_UMS || v == VERDICT_FIRMWARE;
+}
+
+typedef struct DisplayDevice {
+        char slot[SLOT_MAX]; /* "0000:00:02.0" */
+        uint16_t domain;
+        uint8_t bus, dev, func;
+        uint16_t vendor_id, device_id;
+        uint16_t subvendor_id, subdevice_id;
+        uint8_t revision;
+        uint32_t class_code; /* 24 bits: class, subclass, prog-if */
+        bool boot_vga;
+        char driver[DRIVER_NAME_MAX]; /* bound kernel driver, "" if none */
+        unsigned n_drm_cards;
+        char drm_cards[DRM_CARDS_MAX][16]; /* "card0" */
+        unsigned n_connectors;              /* DRM connectors over all cards */
+
+        /* Filled by classify. */
+        Verdict verdict;
+        char reason[256];
+        bool needs_vga_arbiter; /* more than one display device: route legacy VGA through the arbiter */
+} DisplayDevice;
+
+typedef struct DeviceList {
+        DisplayDevice *devices;
+        size_t n;
+} DeviceList;
+
+DeviceList *device_list_free(DeviceList *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(DeviceList *, device_list_free);
+
+/* Identity of one PCI function as a PciSource reports it (no sysfs details yet). */
+typedef struct PciIdentity {
+        uint16_t domain;
+        uint8_t bus, dev, func;
+        uint16_t vendor_id, device_id, subvendor_id, subdevice_id;
+        uint8_t revision;
+        uint32_t class_code;
+        bool boot_vga;
+} PciIdentity;
+
+/* Lists display-class (0x03xxxx) PCI functions. Returns the number found (>= 0) and a
+ * malloc'ed array in *ret, or a negative errno. */
+typedef int (*PciSourceFunc)(const char *root, PciIdentity **ret);
+
+/* Real enumeration through libpciaccess (root is ignored: libpciaccess reads /sys). */
+int pci_source_pciaccess(const char *root, PciIdentity **ret);
+/* Enumeration from ROOT/sys/bus/pci/devices/<slot>/{class,vendor,device,...} files. */
+int pci_source_sysfs(const char *root, PciIdentity **ret);
+
+/* Discovers display devices: identity from the source, then driver, DRM cards and
+ * connectors from ROOT/sys. Devices are sorted by slot. */
+int devices_discover(const char *root, PciSourceFunc source, DeviceList **ret);
+
+/* Finds a device by slot; accepts "00:02.0" as short for "0000:00:02.0". */
+DisplayDevice *device_list_find(DeviceList *l, const char *slot);
+
+/* "0000:00:02.0" */
+void pci_format_slot(char buf[static SLOT_MAX], uint16_t domain, uint8_t bus, uint8_t dev, uint8_t func);
+int pci_parse_slot(const char *s, uint16_t *ret_domain, uint8_t *ret_bus, uint8_t *ret_dev, uint8_t *ret_func);

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* The method interface: one save/restore technique (vga, pci-config, console, ...).
+ * A method writes only the registers its own code names; a state file supplies values. */
+#pragma once
+
+#include "buffer.h"
+#include "hw/hw.h"
+
+typedef struct MethodOps {
+        const char *name; /* stable, used in config and state dumps: "vga", "pci-config" */
+        uint16_t id;      /* stable id stored in state files */
+        uint16_t version; /* payload format version */
+
+        /* > 0 applies to this device, 0 does not, < 0 error. May read, never writes. */
+        int (*probe)(Hw *hw, const DisplayDevice *d);
+        /* Appends the payload to out. */
+        int (*save)(Hw *hw, const DisplayDevice *d, Buffer *out);
+        /* Validates a payload without any hardware access: exact length, sane values.
+         * Called for every section before the first restore write. */
+        int (*check)(const uint8_t *payload, size_t len);
+        /* Writes the payload back. Only called after check() accepted it. */
+        int (*restore)(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len);
+        /* Reads back and compares; returns the number of mismatches (>= 0) or < 0 error.
+         * Mismatch descriptions are appended to report (may be NULL). */
+        int (*verify)(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, Buffer *report);
+        /* Human (json = false) or JSON object (json = true) description of a payload. */
+        int (*dump)(const uint8_t *payload, size_t len, bool json, Buffer *out);
+} MethodOps;
+
+/* All methods built in, in default plan order (save order; restore runs in reverse). */
+extern const MethodOps *const method_table[];
+extern const size_t method_table_size;
+
+const MethodOps *method_by_name(const char *name);
+const MethodOps *method_by_id(uint16_t id);

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* The state file: one per managed device, versioned, bound to its device, checksummed.
+ * Parsing is pure (no I/O) so it can be fuzzed; loading adds the file-safety checks. */
+#pragma once
+
+#include "buffer.h"
+#include "devices.h"
+
+#define STATE_MAGIC "UMSRSTAT" /* 8 bytes at offset 0 */
+#define STATE_FORMAT_VERSION 1
+#define STATE_SECTIONS_MAX 16
+#define STATE_FILE_MAX (4u * 1024u * 1024u) /* refuse anything larger before reading it */
+
+typedef struct StateIdentity {
+        char slot[SLOT_MAX];
+        uint16_t vendor_id, device_id, subvendor_id, subdevice_id;
+        uint8_t revision;
+} StateIdentity;
+
+typedef struct StateSection {
+        uint16_t method_id;
+        uint16_t method_version;
+        uint32_t len;
+        const uint8_t *payload; /* points into StateFile.blob, or caller memory when serializing */
+} StateSection;
+
+typedef struct StateFile {
+        StateIdentity identity;
+        char kernel_release[65]; /* uname -r */
+        char boot_id[37];        /* /proc/sys/kernel/random/boot_id */
+        uint64_t time_usec;      /* CLOCK_REALTIME when saved */
+        size_t n_sections;
+        StateSection sections[STATE_SECTIONS_MAX];
+        uint8_t *blob; /* owned copy of the parsed file, or NULL */
+} StateFile;
+
+StateFile *state_file_free(StateFile *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(StateFile *, state_file_free);
+
+void state_identity_from_device(StateIdentity *id, const DisplayDevice *d);
+
+/* Serializes s (header, identity, sections, checksum) into out. */
+int state_serialize(const StateFile *s, Buffer *out);
+
+/* Parses and validates a whole file image: magic, format version, lengths, checksum,
+ * NUL-terminated strings, section count. Never touches hardware or files.
+ * -EBADMSG on any malformation, -EPROTONOSUPPORT for an unknown format version. */
+int state_parse(const uint8_t *data, size_t len, StateFile **ret);
+
+/* -EXDEV if the file belongs to another device (slot or any ID differs). */
+int state_check_identity(const StateFile *s, const DisplayDevice *d);
+
+/* "<dir>/<slot>.state" */
+int state_path(const char *dir, const char *slot, char **ret);
+
+/* Writes s for its device into dir atomically: temp file (0600), fsync, keep the old
+ * file as "<slot>.state.prev", rename, fsync the directory. Creates dir (0700) if needed. */
+int state_write(const char *dir, const StateFile *s);
+
+/* Opens with O_NOFOLLOW|O_CLOEXEC, refuses a file that is not a regular file, not owned
+ * by the expected uid (root unless tests override it), or group/other writable, then
+ * parses it. -ENOENT if there is none; -ELOOP for a symlink; -EPERM for unsafe ownership
+ * or mode; -EFBIG if larger than STATE_FILE_MAX; parse errors as state_parse(). */
+int state_load_file(const char *path, uid_t expected_uid, StateFile **ret);
+
+/* Human-readable (or JSON) description of the header; sections are dumped by methods. */
+int state_dump_header(const StateFile *s, bool json, Buffer *out);
