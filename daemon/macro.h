@@ -42,7 +42,8 @@
         {                                                                                                    \
                 if (*p)                                                                                      \
                         *p = func(*p);                                                                       \
-        }
+        }                                                                                                    \
+        struct __useless_struct_to_allow_trailing_semicolon__
 
 static inline void freep(void *p)
 {
