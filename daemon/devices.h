@@ -39,6 +39,7 @@ typedef struct DisplayDevice {
         unsigned n_drm_cards;
         char drm_cards[DRM_CARDS_MAX][16]; /* "card0" */
         unsigned n_connectors;              /* DRM connectors over all cards */
+        bool has_control_node;              /* a "controlD*" node: only modesetting drivers had one */
 
         /* Filled by classify. */
         Verdict verdict;

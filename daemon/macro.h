@@ -23,14 +23,14 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 #define TAKE_PTR(p)                                                                                          \
-        ({                                                                                                   \
+        __extension__({                                                                                                 \
                 __typeof__(p) _tp_ = (p);                                                                    \
                 (p) = NULL;                                                                                  \
                 _tp_;                                                                                        \
         })
 
 #define TAKE_FD(fd)                                                                                          \
-        ({                                                                                                   \
+        __extension__({                                                                                                 \
                 int _tfd_ = (fd);                                                                            \
                 (fd) = -EBADF;                                                                               \
                 _tfd_;                                                                                       \

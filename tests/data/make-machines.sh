@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Builds the fake machines under tests/data/machines/: sysfs/procfs trees that discovery
+# and classify read through a root prefix. Run it after changing this file and commit the
+# result; tests/unit/test-classify.c reads the trees and each machine's "expected" file
+# (slot|verdict|reason, exact).
+set -eu
+cd "$(dirname "$0")"
+rm -rf machines
+mkdir machines
+
+# dev MACHINE SLOT VENDOR DEVICE CLASS [DRIVER [BOOT_VGA]]
+dev() {
+    m=$1 slot=$2 vendor=$3 device=$4 class=$5 driver=${6:-} boot=${7:-1}
+    d=machines/$m/sys/bus/pci/devices/$slot
+    mkdir -p "$d"
+    echo "$vendor" >"$d/vendor"
+    echo "$device" >"$d/device"
+    echo "$class" >"$d/class"
+    echo 0x1af4 >"$d/subsystem_vendor"
+    echo 0x1100 >"$d/subsystem_device"
+    echo 0x02 >"$d/revision"
+    echo "$boot" >"$d/boot_vga"
+    if [ -n "$driver" ]; then
+        mkdir -p "machines/$m/sys/bus/pci/drivers/$driver"
+        ln -s "../../../bus/pci/drivers/$driver" "$d/driver"
+    fi
+}
+# card MACHINE SLOT CARD [CONNECTOR...]
+card() {
+    m=$1 slot=$2 c=$3; shift 3
+    d=machines/$m/sys/bus/pci/devices/$slot/drm/$c
+    mkdir -p "$d"
+    echo "$c" >"$d/.keep"
+    for conn in "$@"; do mkdir -p "$d/$c-$conn"; echo "$conn" >"$d/$c-$conn/status"; done
+}
+cmdline() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/cmdline"; }
+fb() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/fb"; }
+vgacon() { mkdir -p "machines/$1/sys/class/vtconsole/vtcon0"; echo "(S) VGA+" >"machines/$1/sys/class/vtconsole/vtcon0/name"; }
+lockdown() { mkdir -p "machines/$1/sys/kernel/security"; echo "$2" >"machines/$1/sys/kernel/security/lockdown"; }
+expect() { printf '%s\n' "$2" >>"machines/$1/expected"; }
+base() { mkdir -p "machines/$1/proc" "machines/$1/sys/bus/pci/devices"; : >"machines/$1/expected"; cmdline "$1" "${2:-root=/dev/sda1 quiet}"; }
+
+base stdvga-bochs-kms
+dev stdvga-bochs-kms 0000:00:02.0 0x1234 0x1111 0x030000 bochs-drm
+card stdvga-bochs-kms 0000:00:02.0 card0 Virtual-1
+fb stdvga-bochs-kms "0 bochs-drmdrmfb"
+expect stdvga-bochs-kms "0000:00:02.0|kms|bochs-drm drives it with kernel mode setting (card0, 1 connector); the kernel restores it"
+
+base cirrus-nodriver
+dev cirrus-nodriver 0000:00:02.0 0x1013 0x00b8 0x030000
+vgacon cirrus-nodriver
+expect cirrus-nodriver "0000:00:02.0|firmware|no kernel driver, console on vgacon; nothing in the kernel restores the display"
+
+base i945-ums "root=/dev/sda1 i915.modeset=0"
+dev i945-ums 0000:00:02.0 0x8086 0x27ae 0x030000 i915
+card i945-ums 0000:00:02.0 card0
+vgacon i945-ums
+expect i945-ums "0000:00:02.0|ums|i915 is bound without modesetting (modeset=0 / nomodeset); nothing in the kernel restores the display"
+
+base nomodeset-simpledrm "root=/dev/sda1 nomodeset"
+dev nomodeset-simpledrm 0000:00:02.0 0x8086 0x0046 0x030000
+mkdir -p machines/nomodeset-simpledrm/sys/devices/platform/simple-framebuffer.0/drm/card0/card0-Unknown-1
+fb nomodeset-simpledrm "0 simpledrmdrmfb"
+expect nomodeset-simpledrm "0000:00:02.0|firmware|no kernel driver, console on simpledrm; nothing in the kernel restores the display"
+
+base efifb
+dev efifb 0000:00:02.0 0x1002 0x9802 0x030000
+fb efifb "0 EFI VGA"
+expect efifb "0000:00:02.0|firmware|no kernel driver, console on efifb; nothing in the kernel restores the display"
+
+base vesafb "root=/dev/sda1 vga=0x314"
+dev vesafb 0000:00:02.0 0x1234 0x1111 0x030000
+fb vesafb "0 VESA VGA"
+expect vesafb "0000:00:02.0|firmware|no kernel driver, console on vesafb; nothing in the kernel restores the display"
+
+base two-gpus
+dev two-gpus 0000:00:02.0 0x8086 0x0046 0x030000 i915 1
+card two-gpus 0000:00:02.0 card0 eDP-1 HDMI-A-1
+dev two-gpus 0000:01:00.0 0x1002 0x68e0 0x030000 "" 0
+fb two-gpus "0 i915drmfb"
+expect two-gpus "0000:00:02.0|kms|i915 drives it with kernel mode setting (card0, 2 connectors); the kernel restores it"
+expect two-gpus "0000:01:00.0|firmware|no kernel driver, not the boot VGA device (legacy VGA through the VGA arbiter); nothing in the kernel restores the display"
+
+base two-gpus-none-kms
+dev two-gpus-none-kms 0000:00:02.0 0x8086 0x27ae 0x030000 "" 1
+dev two-gpus-none-kms 0000:01:00.0 0x1002 0x68e0 0x030000 "" 0
+fb two-gpus-none-kms "0 matroxfb"
+expect two-gpus-none-kms "0000:00:02.0|firmware|no kernel driver, console on framebuffer 'matroxfb'; nothing in the kernel restores the display"
+expect two-gpus-none-kms "0000:01:00.0|firmware|no kernel driver, not the boot VGA device (legacy VGA through the VGA arbiter); nothing in the kernel restores the display"
+
+base vfio
+dev vfio 0000:01:00.0 0x10de 0x1c82 0x030000 vfio-pci 0
+expect vfio "0000:01:00.0|foreign|bound to vfio-pci, which suspends the device itself; left alone"
+
+base nvidia
+dev nvidia 0000:01:00.0 0x10de 0x1c82 0x030000 nvidia 1
+expect nvidia "0000:01:00.0|foreign|bound to nvidia, which suspends the device itself; left alone"
+
+base lockdown
+dev lockdown 0000:00:02.0 0x1234 0x1111 0x030000
+vgacon lockdown
+lockdown lockdown "none [integrity] confidentiality"
+expect lockdown "0000:00:02.0|unusable|no kernel driver, but kernel lockdown (integrity) forbids port I/O and /dev/mem; boot with lockdown=none or a KMS driver"
+
+base no-gpu
+dev no-gpu 0000:00:03.0 0x1af4 0x1000 0x020000 virtio-pci 0
+
+base unknown-driver
+dev unknown-driver 0000:00:02.0 0x1234 0x1111 0x030000 some-vendor-fb
+expect unknown-driver "0000:00:02.0|foreign|bound to some-vendor-fb, a driver umsrestore does not know; left alone (unbind it or report it to have it supported)"
