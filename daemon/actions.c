@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The command-line actions. Actions that later work fills in say so plainly and
- * return UMS_EXIT_UNAVAILABLE: never pretend success. */
+/* The command-line actions: --status, --save-now, --restore-now, --dump. Each turns the
+ * engine's results into messages for a person (or JSON) and an exit code. */
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "actions.h"
+#include "engine.h"
 #include "exit-codes.h"
+#include "lock.h"
 #include "log.h"
+#include "state.h"
+
+#define LOCK_TIMEOUT_USEC (10u * 1000u * 1000u)
 
 static int not_available(const char *what)
 {
@@ -11,28 +19,330 @@ static int not_available(const char *what)
         return UMS_EXIT_UNAVAILABLE;
 }
 
+static bool root_is_real(const char *root)
+{
+        return !root || !root[0] || streq(root, "/");
+}
+
+/* Engine configuration for the CLI: the real machine, or a fake tree under --root. */
+static int config_for_args(const ActionArgs *a, EngineConfig *c, char **ret_state_dir)
+{
+        engine_config_default(c);
+        c->only_device = a->device;
+        *ret_state_dir = NULL;
+        if (!root_is_real(a->root)) {
+                if (asprintf(ret_state_dir, "%s/run/umsrestore", a->root) < 0)
+                        return -ENOMEM;
+                c->root = a->root;
+                c->pci_source = pci_source_sysfs;
+                c->classify_env = classify_env_default(a->root);
+                c->state_dir = *ret_state_dir;
+                c->state_uid = geteuid();
+        }
+        return 0;
+}
+
+static const char *dash_if_empty(const char *s)
+{
+        return s && s[0] ? s : "-";
+}
+
+static void plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf, size_t size)
+{
+        const MethodOps *plan[PLAN_MAX];
+        size_t n = engine_plan(c, d, plan), len = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && len < size; i++)
+                len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", plan[i]->name);
+}
+
 int action_status(const ActionArgs *a)
 {
-        (void)a;
-        return not_available("--status");
+        _cleanup_(device_list_freep) DeviceList *l = NULL;
+        _cleanup_free_ char *state_dir = NULL;
+        char blocker_buf[256], console[128];
+        const char *blocker;
+        Buffer out = { 0 };
+        EngineConfig c;
+        int r;
+
+        r = config_for_args(a, &c, &state_dir);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+
+        r = devices_discover(c.root, c.pci_source, &l);
+        if (r < 0) {
+                log_error_errno(r, "Failed to list PCI display devices: %s. Is /sys mounted?", STRERROR(r));
+                return UMS_EXIT_FAILURE;
+        }
+        classify_devices(&c.classify_env, l);
+        blocker = classify_machine_blocker(&c.classify_env, blocker_buf, sizeof(blocker_buf));
+        classify_console(c.root, console, sizeof(console));
+
+        if (a->device && !device_list_find(l, a->device)) {
+                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", a->device);
+                return UMS_EXIT_FAILURE;
+        }
+
+        if (a->json) {
+                buffer_printf(&out, "{\"version\":1,\"console\":");
+                buffer_append_json_string(&out, console);
+                buffer_printf(&out, ",\"blocker\":");
+                if (blocker)
+                        buffer_append_json_string(&out, blocker);
+                else
+                        buffer_printf(&out, "null");
+                buffer_printf(&out, ",\"daemon_lock_held\":%s,\"devices\":[",
+                              run_lock_is_held(c.state_dir) > 0 ? "true" : "false");
+        } else if (l->n == 0)
+                buffer_printf(&out, "No display device found (no PCI device of class 0x03): nothing to "
+                                    "manage.\n");
+        else
+                buffer_printf(&out, "%-13s %-9s %-4s %-10s %-9s %s\n", "DEVICE", "ID", "BOOT", "DRIVER",
+                              "VERDICT", "REASON");
+
+        bool first = true;
+        for (size_t i = 0; i < l->n; i++) {
+                const DisplayDevice *d = &l->devices[i];
+                char methods[256], last_save[700], last_restore[700];
+
+                if (a->device && d != device_list_find(l, a->device))
+                        continue;
+                plan_names(&c, d, methods, sizeof(methods));
+                if (engine_read_last(&c, d->slot, ENGINE_SAVE, last_save, sizeof(last_save)) < 0)
+                        snprintf(last_save, sizeof(last_save), "never");
+                if (engine_read_last(&c, d->slot, ENGINE_RESTORE, last_restore, sizeof(last_restore)) < 0)
+                        snprintf(last_restore, sizeof(last_restore), "never");
+
+                if (a->json) {
+                        buffer_printf(&out, "%s{\"slot\":\"%s\",\"vendor\":\"%04x\",\"device\":\"%04x\","
+                                            "\"subvendor\":\"%04x\",\"subdevice\":\"%04x\",\"revision\":%u,"
+                                            "\"class\":\"%06x\",\"boot_vga\":%s,\"driver\":",
+                                      first ? "" : ",", d->slot, d->vendor_id, d->device_id, d->subvendor_id,
+                                      d->subdevice_id, d->revision, d->class_code, d->boot_vga ? "true" : "false");
+                        if (d->driver[0])
+                                buffer_append_json_string(&out, d->driver);
+                        else
+                                buffer_printf(&out, "null");
+                        buffer_printf(&out, ",\"drm_cards\":%u,\"connectors\":%u,\"verdict\":\"%s\",\"managed\":%s,"
+                                            "\"vga_arbiter\":%s,\"reason\":",
+                                      d->n_drm_cards, d->n_connectors, verdict_to_string(d->verdict),
+                                      verdict_is_managed(d->verdict) ? "true" : "false",
+                                      d->needs_vga_arbiter ? "true" : "false");
+                        buffer_append_json_string(&out, d->reason);
+                        buffer_printf(&out, ",\"methods\":");
+                        buffer_append_json_string(&out, methods);
+                        buffer_printf(&out, ",\"last_save\":");
+                        buffer_append_json_string(&out, last_save);
+                        buffer_printf(&out, ",\"last_restore\":");
+                        buffer_append_json_string(&out, last_restore);
+                        buffer_printf(&out, "}");
+                } else {
+                        char id[16];
+                        snprintf(id, sizeof(id), "%04x:%04x", d->vendor_id, d->device_id);
+                        buffer_printf(&out, "%-13s %-9s %-4s %-10s %-9s %s\n", d->slot, id, d->boot_vga ? "yes" : "no",
+                                      dash_if_empty(d->driver), verdict_to_string(d->verdict), d->reason);
+                        buffer_printf(&out, "%-13s subsystem %04x:%04x, revision %02x, class %06x%s\n", "",
+                                      d->subvendor_id, d->subdevice_id, d->revision, d->class_code,
+                                      d->needs_vga_arbiter ? ", legacy VGA through the VGA arbiter" : "");
+                        if (verdict_is_managed(d->verdict)) {
+                                buffer_printf(&out, "%-13s methods: %s\n", "", methods[0] ? methods : "(none built in)");
+                                buffer_printf(&out, "%-13s last save: %s\n", "", last_save);
+                                buffer_printf(&out, "%-13s last restore: %s\n", "", last_restore);
+                        } else
+                                buffer_printf(&out, "%-13s hands off: umsrestore does not touch this device\n", "");
+                }
+                first = false;
+        }
+
+        if (a->json)
+                buffer_printf(&out, "]}\n");
+        else {
+                if (console[0])
+                        buffer_printf(&out, "Console: %s\n", console);
+                if (blocker)
+                        buffer_printf(&out, "Cannot save or restore on this machine: %s.\n", blocker);
+        }
+        fputs(buffer_str(&out), stdout);
+        buffer_done(&out);
+        return UMS_EXIT_OK;
+}
+
+static int exit_code_for(EngineOp op, int r, const EngineResult *res)
+{
+        if (r >= 0)
+                return UMS_EXIT_OK;
+        switch (r) {
+        case -ENOENT:
+                /* nothing managed: not permitted if something would be managed but can't be */
+                for (size_t i = 0; res && i < res->n; i++)
+                        if (res->devices[i].verdict == VERDICT_UNUSABLE)
+                                return UMS_EXIT_NOT_PERMITTED;
+                return UMS_EXIT_NOTHING;
+        case -ENODEV:
+                return UMS_EXIT_FAILURE;
+        default:
+                break;
+        }
+        if (op == ENGINE_RESTORE) {
+                for (size_t i = 0; res && i < res->n; i++) {
+                        int e = res->devices[i].r;
+                        if (e == -ENOENT)
+                                return UMS_EXIT_NO_STATE;
+                        if (e == -EXDEV || e == -ESTALE || e == -EPROTO || e == -EBADMSG || e == -ELOOP ||
+                            e == -EPERM || e == -EFBIG || e == -EPROTONOSUPPORT)
+                                return UMS_EXIT_BAD_STATE;
+                        if (e == -EIO && res->devices[i].mismatches > 0)
+                                return UMS_EXIT_VERIFY;
+                }
+        }
+        return UMS_EXIT_FAILURE;
+}
+
+static int run_engine_action(const ActionArgs *a, EngineOp op)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *state_dir = NULL;
+        _cleanup_close_ int lock_fd = -EBADF;
+        const char *opname = engine_op_to_string(op);
+        EngineConfig c;
+        int r;
+
+        r = config_for_args(a, &c, &state_dir);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+
+        lock_fd = run_lock_acquire(c.state_dir, LOCK_TIMEOUT_USEC);
+        if (lock_fd == -EBUSY) {
+                log_error("Another umsrestored is busy (lock '%s/lock' held for more than %u s); try again.",
+                          c.state_dir, LOCK_TIMEOUT_USEC / 1000000u);
+                return UMS_EXIT_BUSY;
+        }
+        if (lock_fd < 0) {
+                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s. Are you root?", c.state_dir,
+                                STRERROR(lock_fd));
+                return lock_fd == -EACCES || lock_fd == -EPERM ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
+        }
+
+        r = engine_run(&c, op, &res);
+        if (!res)
+                return log_error_errno(r, "Failed to %s: %s", opname, STRERROR(r)), UMS_EXIT_FAILURE;
+
+        if (r == -ENODEV) {
+                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", a->device);
+                return exit_code_for(op, r, res);
+        }
+
+        for (size_t i = 0; i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+                if (!d->attempted) {
+                        if (!a->device || streq(d->slot, a->device))
+                                log_info("%s: %s, not touched: %s.", d->slot, verdict_to_string(d->verdict),
+                                         d->reason);
+                        continue;
+                }
+                if (d->r < 0)
+                        log_error("%s: %s failed: %s. See 'umsrestored --status'.", d->slot, opname, d->message);
+                else
+                        log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
+        }
+        if (r == -ENOENT) {
+                if (res->n == 0)
+                        log_notice("No display device found: nothing to %s.", opname);
+                else
+                        log_notice("No device needs umsrestore (see above): nothing to %s.", opname);
+        }
+        return exit_code_for(op, r, res);
 }
 
 int action_save_now(const ActionArgs *a)
 {
-        (void)a;
-        return not_available("--save-now");
+        return run_engine_action(a, ENGINE_SAVE);
 }
 
 int action_restore_now(const ActionArgs *a)
 {
-        (void)a;
-        return not_available("--restore-now");
+        return run_engine_action(a, ENGINE_RESTORE);
 }
 
 int action_dump(const ActionArgs *a)
 {
-        (void)a;
-        return not_available("--dump");
+        _cleanup_(state_file_freep) StateFile *s = NULL;
+        _cleanup_free_ uint8_t *data = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        Buffer out = { 0 };
+        struct stat st;
+        ssize_t n;
+        int r;
+
+        fd = open(a->dump_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) {
+                r = negative_errno();
+                log_error("Cannot open '%s': %s.", a->dump_file,
+                          r == -ELOOP ? "it is a symlink, refused" : STRERROR(r));
+                return UMS_EXIT_FAILURE;
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_error("'%s' is not a regular file.", a->dump_file);
+                return UMS_EXIT_BAD_STATE;
+        }
+        if (st.st_size > STATE_FILE_MAX) {
+                log_error("'%s' is too large to be a state file (%lld bytes).", a->dump_file,
+                          (long long)st.st_size);
+                return UMS_EXIT_BAD_STATE;
+        }
+        data = malloc((size_t)st.st_size + 1);
+        if (!data)
+                return UMS_EXIT_FAILURE;
+        n = read(fd, data, (size_t)st.st_size + 1);
+        if (n < 0) {
+                log_error_errno(errno, "Failed to read '%s': %s", a->dump_file, STRERROR(errno));
+                return UMS_EXIT_FAILURE;
+        }
+        r = state_parse(data, (size_t)n, &s);
+        if (r < 0) {
+                log_error("'%s' is not a valid state file: %s.", a->dump_file, state_error_to_string(r));
+                return UMS_EXIT_BAD_STATE;
+        }
+
+        if (a->json)
+                buffer_printf(&out, "{\"header\":");
+        state_dump_header(s, a->json, &out);
+        if (a->json)
+                buffer_printf(&out, ",\"methods\":[");
+        for (size_t i = 0; i < s->n_sections; i++) {
+                const StateSection *sec = &s->sections[i];
+                const MethodOps *m = method_by_id(sec->method_id);
+
+                if (a->json) {
+                        buffer_printf(&out, "%s{\"id\":%u,\"version\":%u,\"length\":%u,\"name\":", i ? "," : "",
+                                      sec->method_id, sec->method_version, sec->len);
+                        if (m)
+                                buffer_append_json_string(&out, m->name);
+                        else
+                                buffer_printf(&out, "null");
+                        buffer_printf(&out, ",\"data\":");
+                } else
+                        buffer_printf(&out, "\n[%s] method id %u, version %u, %u bytes\n", m ? m->name : "unknown",
+                                      sec->method_id, sec->method_version, sec->len);
+
+                if (!m || m->version != sec->method_version || m->check(sec->payload, sec->len) < 0) {
+                        if (a->json)
+                                buffer_printf(&out, "null");
+                        else
+                                buffer_printf(&out, "  (not decodable by this build: %s)\n",
+                                              m ? "payload refused by the method" : "unknown method");
+                } else
+                        m->dump(sec->payload, sec->len, a->json, &out);
+                if (a->json)
+                        buffer_printf(&out, "}");
+        }
+        if (a->json)
+                buffer_printf(&out, "]}\n");
+        fputs(buffer_str(&out), stdout);
+        buffer_done(&out);
+        return UMS_EXIT_OK;
 }
 
 int action_check_config(const ActionArgs *a)

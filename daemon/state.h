@@ -44,7 +44,17 @@ int state_serialize(const StateFile *s, Buffer *out);
 
 /* Parses and validates a whole file image: magic, format version, lengths, checksum,
  * NUL-terminated strings, section count. Never touches hardware or files.
- * -EBADMSG on any malformation, -EPROTONOSUPPORT for an unknown format version. */
+ * Each refusal has its own error (state_error_to_string() words it):
+ *   -ENODATA          truncated (shorter than its header says, or than any state file)
+ *   -EMEDIUMTYPE      bad magic: not a state file
+ *   -EPROTONOSUPPORT  unknown format version
+ *   -EBADMSG          checksum mismatch
+ *   -EFBIG            larger than STATE_FILE_MAX
+ *   -EUCLEAN          trailing garbage (after the checksum, or between the last section and it)
+ *   -EOVERFLOW        a section (header or payload) runs past the end
+ *   -E2BIG            more than STATE_SECTIONS_MAX sections
+ *   -EILSEQ           a text field not NUL-terminated, not NUL-padded or not printable ASCII
+ *   -ENOTUNIQ         two sections with the same method id */
 int state_parse(const uint8_t *data, size_t len, StateFile **ret);
 
 /* -EXDEV if the file belongs to another device (slot or any ID differs). */
@@ -59,9 +69,29 @@ int state_write(const char *dir, const StateFile *s);
 
 /* Opens with O_NOFOLLOW|O_CLOEXEC, refuses a file that is not a regular file, not owned
  * by the expected uid (root unless tests override it), or group/other writable, then
- * parses it. -ENOENT if there is none; -ELOOP for a symlink; -EPERM for unsafe ownership
- * or mode; -EFBIG if larger than STATE_FILE_MAX; parse errors as state_parse(). */
+ * parses it. -ENOENT if there is none; -ELOOP for a symlink; -EBADFD if not a regular
+ * file; -EPERM for unsafe ownership or mode; -EFBIG if larger than STATE_FILE_MAX;
+ * parse errors as state_parse(). */
 int state_load_file(const char *path, uid_t expected_uid, StateFile **ret);
 
 /* Human-readable (or JSON) description of the header; sections are dumped by methods. */
 int state_dump_header(const StateFile *s, bool json, Buffer *out);
+
+/* One-line human reason for a refusal of state_parse(), state_load_file() or
+ * state_check_identity() (r may be negative or positive); strerror() for other errors. */
+const char *state_error_to_string(int r);
+
+/* True if both describe the same state: identity, strings, time and every section
+ * (method id, version, length and payload bytes). */
+bool state_file_equal(const StateFile *a, const StateFile *b);
+
+/* CRC-32C (Castagnoli, reflected 0x82F63B78, init and final xor 0xFFFFFFFF), the file's
+ * checksum. state_crc32c("123456789", 9) == 0xE3069283. */
+uint32_t state_crc32c(const void *data, size_t len);
+
+/* Test hook, NULL in production: state_write() calls it at named points of the write
+ * ("temp-synced": temp file written and fsync'ed, nothing renamed yet; "prev-kept": the
+ * old file is now also "<slot>.state.prev"; "renamed": the new file is in place, the
+ * directory not yet fsync'ed). Tests _exit() from it to simulate a power loss there. */
+typedef void (*StateWriteHook)(const char *point, void *userdata);
+void state_set_write_hook(StateWriteHook hook, void *userdata);

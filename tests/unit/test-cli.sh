@@ -3,7 +3,9 @@
 # Command-line contract of umsrestored: --help, --version, usage errors (exit 2),
 # and actions that are not implemented yet failing loudly instead of pretending.
 set -u
-BIN=${1:?usage: test-cli.sh PATH-TO-umsrestored}
+BIN=${1:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
+DATA=${2:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
+M=$DATA/machines
 fail=0
 n=0
 
@@ -36,6 +38,41 @@ expect 2 "Unexpected argument 'extra'" --status extra
 expect 2 "--json only applies" --save-now --json
 expect 2 "--device only applies" --dump /tmp/x --device 0000:00:02.0
 expect 2 "Unknown log level" --log-level loud --status
+
+# --status on fake machines (sysfs trees under --root)
+expect 0 '^No display device found' --status --root "$M/no-gpu"
+expect 0 '0000:00:02.0 +1234:1111 +yes +bochs-drm +kms ' --status --root "$M/stdvga-bochs-kms"
+expect 0 'hands off: umsrestore does not touch this device' --status --root "$M/stdvga-bochs-kms"
+expect 0 '0000:00:02.0 +1013:00b8 +yes +- +firmware +no kernel driver, console on vgacon' --status --root "$M/cirrus-nodriver"
+expect 0 'methods: ' --status --root "$M/cirrus-nodriver"
+expect 0 'last save: never' --status --root "$M/cirrus-nodriver"
+expect 0 '0000:01:00.0 .*firmware' --status --root "$M/two-gpus"
+expect 0 'legacy VGA through the VGA arbiter' --status --root "$M/two-gpus"
+expect 0 'Cannot save or restore on this machine: kernel lockdown \(integrity\)' --status --root "$M/lockdown"
+expect 1 "No display device at '0000:00:09.0'" --status --device 0000:00:09.0 --root "$M/two-gpus"
+expect 0 '"verdict":"kms"' --status --json --root "$M/stdvga-bochs-kms"
+# a KMS-only machine has nothing to save: exit 3, and no state directory is created
+tmp=$(mktemp -d); cp -r "$M/stdvga-bochs-kms" "$tmp/m"
+expect 3 'nothing to save' --save-now --root "$tmp/m"
+n=$((n + 1))
+if ls "$tmp/m/run/umsrestore/"*.state >/dev/null 2>&1; then
+    echo "not ok $n - a state file was written for a KMS device"; fail=1
+else
+    echo "ok $n - no state file for a KMS device"
+fi
+rm -rf "$tmp"
+
+# JSON is valid
+n=$((n + 1))
+for m in no-gpu two-gpus lockdown i945-ums; do
+    if ! "$BIN" --status --json --root "$M/$m" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert isinstance(d["devices"], list)'; then
+        echo "not ok $n - --status --json on $m is not valid JSON"; fail=1; break
+    fi
+done
+[ $fail -eq 0 ] && echo "ok $n - --status --json parses on four machines"
+
+# this machine: the real PCI bus through libpciaccess
+expect 0 '(^No display device found|^DEVICE )' --status
 
 echo "1..$n"
 exit $fail

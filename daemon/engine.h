@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine: discover → classify → plan → save or restore (+ verify) every managed
+ * device. No D-Bus, no argv, no logging above debug: callers report the results. */
+#pragma once
+
+#include "classify.h"
+#include "devices.h"
+#include "hw/hw.h"
+#include "methods/method.h"
+#include "state.h"
+
+#define PLAN_MAX 8
+
+typedef struct EngineConfig {
+        const char *root;         /* sysfs/procfs prefix; NULL = real root */
+        PciSourceFunc pci_source; /* how PCI devices are listed */
+        ClassifyEnv classify_env;
+        HwOpenFunc hw_open; /* how a managed device's Hw is opened */
+        void *hw_userdata;
+        const char *state_dir; /* /run/umsrestore */
+        uid_t state_uid;       /* required owner of state files (0) */
+        const char *only_device; /* --device SLOT or NULL */
+        /* Method names in plan order, overriding the defaults (NULL = defaults). */
+        const char *const *methods;
+        size_t n_methods;
+} EngineConfig;
+
+typedef enum EngineOp {
+        ENGINE_SAVE,
+        ENGINE_RESTORE,
+} EngineOp;
+
+typedef struct DeviceResult {
+        char slot[SLOT_MAX];
+        Verdict verdict;
+        char reason[256];       /* verdict reason */
+        bool attempted;         /* the device was managed and acted on */
+        int r;                  /* 0 or negative errno */
+        char message[512];      /* what happened, for a person */
+        uint64_t duration_usec; /* time spent on the device */
+        unsigned n_sections;    /* methods saved or restored */
+        unsigned mismatches;    /* verify after restore */
+        char methods[128];      /* "vga, pci-config" */
+} DeviceResult;
+
+typedef struct EngineResult {
+        DeviceResult *devices;
+        size_t n;
+        size_t n_managed;
+        size_t n_failed;
+} EngineResult;
+
+EngineResult *engine_result_free(EngineResult *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(EngineResult *, engine_result_free);
+
+/* Defaults for the running system: real root, libpciaccess, real hw, /run/umsrestore. */
+void engine_config_default(EngineConfig *c);
+
+/* The methods that will run for d, in save order. Returns the count. */
+size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX]);
+
+/* Runs op on every managed device (or only_device). Returns 0 if every attempted device
+ * succeeded, -ENODEV if only_device is not a display device, -ENOENT if there is nothing
+ * to manage, or the first device error. *ret is filled in every case but -ENOMEM. */
+int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret);
+
+/* Loads and fully validates a state file for d (identity, boot, every section accepted by
+ * its method's check()), without any hardware access. */
+int engine_load_state(const EngineConfig *c, const DisplayDevice *d, StateFile **ret);
+
+/* Last results per device, kept in state_dir for --status. */
+int engine_record_result(const EngineConfig *c, EngineOp op, const DeviceResult *r);
+int engine_read_last(const EngineConfig *c, const char *slot, EngineOp op, char *buf, size_t size);
+
+/* Hw opener for the real machine (libpciaccess). */
+int engine_hw_open_real(const DisplayDevice *d, void *userdata, Hw **ret);
+
+const char *engine_op_to_string(EngineOp op);
