@@ -7,6 +7,10 @@
 #include "actions.h"
 #include "engine.h"
 #include "exit-codes.h"
+#include "hw/hw-sim.h"
+#include "hw/hw-sim-file.h"
+#include "manager.h"
+#include "version.h"
 #include "lock.h"
 #include "log.h"
 #include "state.h"
@@ -173,45 +177,139 @@ static int exit_code_for(EngineOp op, int r, const EngineResult *res)
 {
         if (r >= 0)
                 return UMS_EXIT_OK;
-        switch (r) {
-        case -ENOENT:
+        if (r == -ENODEV || !res)
+                return UMS_EXIT_FAILURE;
+        if (res->n_managed == 0) {
                 /* nothing managed: not permitted if something would be managed but can't be */
-                for (size_t i = 0; res && i < res->n; i++)
+                for (size_t i = 0; i < res->n; i++)
                         if (res->devices[i].verdict == VERDICT_UNUSABLE)
                                 return UMS_EXIT_NOT_PERMITTED;
                 return UMS_EXIT_NOTHING;
-        case -ENODEV:
-                return UMS_EXIT_FAILURE;
-        default:
-                break;
         }
-        if (op == ENGINE_RESTORE) {
-                for (size_t i = 0; res && i < res->n; i++) {
-                        int e = res->devices[i].r;
-                        if (e == -ENOENT)
-                                return UMS_EXIT_NO_STATE;
-                        if (e == -EXDEV || e == -ESTALE || e == -EPROTO || e == -EBADMSG || e == -ELOOP ||
-                            e == -EPERM || e == -EFBIG || e == -EPROTONOSUPPORT)
-                                return UMS_EXIT_BAD_STATE;
-                        if (e == -EIO && res->devices[i].mismatches > 0)
-                                return UMS_EXIT_VERIFY;
-                }
+        for (size_t i = 0; op == ENGINE_RESTORE && i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+                if (d->refused)
+                        return d->r == -ENOENT ? UMS_EXIT_NO_STATE : UMS_EXIT_BAD_STATE;
+                if (d->r < 0 && d->mismatches > 0)
+                        return UMS_EXIT_VERIFY;
         }
         return UMS_EXIT_FAILURE;
 }
 
-static int run_engine_action(const ActionArgs *a, EngineOp op)
+int engine_run_and_log(const EngineConfig *c, EngineOp op)
 {
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        const char *opname = engine_op_to_string(op);
+        int r;
+
+        r = engine_run(c, op, &res);
+        if (!res)
+                return log_error_errno(r, "Failed to %s: %s", opname, STRERROR(r)), UMS_EXIT_FAILURE;
+
+        if (r == -ENODEV) {
+                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", c->only_device);
+                return exit_code_for(op, r, res);
+        }
+
+        for (size_t i = 0; i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+                if (!d->attempted) {
+                        if (!c->only_device || streq(d->slot, c->only_device))
+                                log_info("%s: %s, not touched: %s.", d->slot, verdict_to_string(d->verdict),
+                                         d->reason);
+                        continue;
+                }
+                if (d->r < 0)
+                        log_error("%s: %s failed: %s. See 'umsrestored --status'.", d->slot, opname, d->message);
+                else
+                        log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
+        }
+        if (res->n_managed == 0) {
+                if (res->n == 0)
+                        log_notice("No display device found: nothing to %s.", opname);
+                else
+                        log_notice("No device needs umsrestore (see above): nothing to %s.", opname);
+        }
+        return exit_code_for(op, r, res);
+}
+
+/* The documented test-only switch: with --root (a fake sysfs tree) and
+ * $UMSRESTORE_TEST_HW_SIM=FILE, devices are reached through the simulated VGA whose
+ * state persists in FILE. Never honoured on the real root. */
+typedef struct SimSwitch {
+        const char *path;
+        HwSim *sim;
+} SimSwitch;
+
+static int sim_switch_open(const DisplayDevice *d, void *userdata, Hw **ret)
+{
+        SimSwitch *s = userdata;
+        int r;
+
+        if (!s->sim) {
+                r = hw_sim_file_load(s->path, d, &s->sim);
+                if (r < 0)
+                        return r;
+        }
+        return hw_sim_open_func(d, s->sim, ret);
+}
+
+static int sim_switch_finish(SimSwitch *s)
+{
+        int r = 0;
+        if (s->sim)
+                r = hw_sim_file_store(s->sim, s->path);
+        s->sim = hw_sim_unref(s->sim);
+        return r;
+}
+
+static int sim_switch_engine_func(const EngineConfig *c, EngineOp op, void *userdata)
+{
+        SimSwitch *s = userdata;
+        EngineConfig copy = *c;
+        int code, r;
+
+        copy.hw_open = sim_switch_open;
+        copy.hw_userdata = s;
+        code = engine_run_and_log(&copy, op);
+        r = sim_switch_finish(s);
+        if (r < 0) {
+                log_error_errno(r, "Failed to store the simulated device in '%s': %s", s->path, STRERROR(r));
+                return UMS_EXIT_FAILURE;
+        }
+        return code;
+}
+
+/* Returns 1 if the switch is active (and set up), 0 if not, < 0 if misused. */
+static int sim_switch_setup(const ActionArgs *a, SimSwitch *s)
+{
+        const char *path = getenv("UMSRESTORE_TEST_HW_SIM");
+
+        if (!path || !path[0])
+                return 0;
+        if (root_is_real(a->root))
+                return log_error_errno(-EPERM, "UMSRESTORE_TEST_HW_SIM is a test switch and needs --root; "
+                                               "refusing to run against the real machine with it set.");
+        s->path = path;
+        s->sim = NULL;
+        log_notice("Test mode: devices are simulated, state in '%s'.", path);
+        return 1;
+}
+
+static int run_engine_action(const ActionArgs *a, EngineOp op)
+{
         _cleanup_free_ char *state_dir = NULL;
         _cleanup_close_ int lock_fd = -EBADF;
-        const char *opname = engine_op_to_string(op);
+        SimSwitch sim = { 0 };
         EngineConfig c;
         int r;
 
         r = config_for_args(a, &c, &state_dir);
         if (r < 0)
                 return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+        r = sim_switch_setup(a, &sim);
+        if (r < 0)
+                return UMS_EXIT_USAGE;
 
         lock_fd = run_lock_acquire(c.state_dir, LOCK_TIMEOUT_USEC);
         if (lock_fd == -EBUSY) {
@@ -225,35 +323,9 @@ static int run_engine_action(const ActionArgs *a, EngineOp op)
                 return lock_fd == -EACCES || lock_fd == -EPERM ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
         }
 
-        r = engine_run(&c, op, &res);
-        if (!res)
-                return log_error_errno(r, "Failed to %s: %s", opname, STRERROR(r)), UMS_EXIT_FAILURE;
-
-        if (r == -ENODEV) {
-                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", a->device);
-                return exit_code_for(op, r, res);
-        }
-
-        for (size_t i = 0; i < res->n; i++) {
-                const DeviceResult *d = &res->devices[i];
-                if (!d->attempted) {
-                        if (!a->device || streq(d->slot, a->device))
-                                log_info("%s: %s, not touched: %s.", d->slot, verdict_to_string(d->verdict),
-                                         d->reason);
-                        continue;
-                }
-                if (d->r < 0)
-                        log_error("%s: %s failed: %s. See 'umsrestored --status'.", d->slot, opname, d->message);
-                else
-                        log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
-        }
-        if (r == -ENOENT) {
-                if (res->n == 0)
-                        log_notice("No display device found: nothing to %s.", opname);
-                else
-                        log_notice("No device needs umsrestore (see above): nothing to %s.", opname);
-        }
-        return exit_code_for(op, r, res);
+        if (r > 0)
+                return sim_switch_engine_func(&c, op, &sim);
+        return engine_run_and_log(&c, op);
 }
 
 int action_save_now(const ActionArgs *a)
@@ -351,8 +423,46 @@ int action_check_config(const ActionArgs *a)
         return not_available("--check-config");
 }
 
+/* The daemon's engine pass, run in its child process: takes the run lock so a manual
+ * call or a hook never interleaves with it. */
+static int daemon_engine_func(const EngineConfig *c, EngineOp op, void *userdata)
+{
+        _cleanup_close_ int lock_fd = run_lock_acquire(c->state_dir, LOCK_TIMEOUT_USEC);
+        SimSwitch *sim = userdata;
+
+        if (lock_fd < 0) {
+                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s", c->state_dir, STRERROR(lock_fd));
+                return lock_fd == -EBUSY ? UMS_EXIT_BUSY : UMS_EXIT_FAILURE;
+        }
+        if (sim->path)
+                return sim_switch_engine_func(c, op, sim);
+        return engine_run_and_log(c, op);
+}
+
 int action_daemon(const ActionArgs *a)
 {
-        (void)a;
-        return not_available("The daemon mode");
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_free_ char *state_dir = NULL;
+        SimSwitch sim = { 0 };
+        EngineConfig c;
+        int r;
+
+        r = config_for_args(a, &c, &state_dir);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+        if (sim_switch_setup(a, &sim) < 0)
+                return UMS_EXIT_USAGE;
+
+        r = manager_new(&c, &m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the daemon: %s", STRERROR(r)), UMS_EXIT_FAILURE;
+        m->engine_func = daemon_engine_func;
+        m->engine_userdata = &sim;
+
+        log_info("umsrestored %s starting.", UMSRESTORE_VERSION);
+        r = manager_start(m);
+        if (r < 0)
+                return UMS_EXIT_FAILURE;
+        r = manager_run(m);
+        return r < 0 ? UMS_EXIT_FAILURE : UMS_EXIT_OK;
 }

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "engine.h"
+
 typedef struct ActionArgs {
         const char *device;      /* --device SLOT, or NULL for all managed devices */
         const char *dump_file;   /* --dump FILE */
@@ -19,3 +21,7 @@ int action_restore_now(const ActionArgs *a);
 int action_dump(const ActionArgs *a);
 int action_check_config(const ActionArgs *a);
 int action_daemon(const ActionArgs *a);
+
+/* Runs one engine pass and logs a line per device; returns an exit code (exit-codes.h).
+ * Shared by --save-now/--restore-now and the daemon's child process. */
+int engine_run_and_log(const EngineConfig *c, EngineOp op);

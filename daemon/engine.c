@@ -179,7 +179,7 @@ int engine_load_state(const EngineConfig *c, const DisplayDevice *d, StateFile *
                         return -EPROTO;
                 r = m->check(sec->payload, sec->len);
                 if (r < 0)
-                        return -EBADMSG;
+                        return -EBADR;
         }
         *ret = TAKE_PTR(s);
         return 0;
@@ -190,22 +190,14 @@ static const char *load_error_to_string(int r)
         switch (r) {
         case -ENOENT:
                 return "no saved state (run --save-now before suspending)";
-        case -EXDEV:
-                return "the state file belongs to another device";
         case -ESTALE:
                 return "the state file is from another boot";
         case -EPROTO:
                 return "the state file names a method or method version this build does not have";
-        case -EBADMSG:
-                return "the state file is corrupt, truncated or tampered with";
-        case -ELOOP:
-                return "the state file is a symlink";
-        case -EPERM:
-                return "the state file is not owned by root or is writable by others";
-        case -EFBIG:
-                return "the state file is too large";
+        case -EBADR:
+                return "a method section does not have the length or values its method expects";
         default:
-                return NULL;
+                return state_error_to_string(r);
         }
 }
 
@@ -219,9 +211,9 @@ static int restore_device(const EngineConfig *c, const DisplayDevice *d, DeviceR
         /* Everything is validated before the device is even opened: never half a state. */
         r = engine_load_state(c, d, &s);
         if (r < 0) {
-                const char *why = load_error_to_string(r);
+                res->refused = true;
                 snprintf(res->message, sizeof(res->message), "refused: %s; nothing was written",
-                         why ? why : STRERROR(r));
+                         load_error_to_string(r));
                 return r;
         }
 
@@ -324,10 +316,10 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
         }
 
         *ret = TAKE_PTR(result);
-        if (first_error < 0)
-                return first_error;
         if ((*ret)->n_managed == 0)
                 return -ENOENT;
+        if (first_error < 0)
+                return first_error;
         return 0;
 }
 

@@ -35,6 +35,7 @@ typedef struct DeviceResult {
         Verdict verdict;
         char reason[256];       /* verdict reason */
         bool attempted;         /* the device was managed and acted on */
+        bool refused;           /* restore: the state file was refused, the device untouched */
         int r;                  /* 0 or negative errno */
         char message[512];      /* what happened, for a person */
         uint64_t duration_usec; /* time spent on the device */
@@ -61,7 +62,8 @@ size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOp
 
 /* Runs op on every managed device (or only_device). Returns 0 if every attempted device
  * succeeded, -ENODEV if only_device is not a display device, -ENOENT if there is nothing
- * to manage, or the first device error. *ret is filled in every case but -ENOMEM. */
+ * to manage (n_managed == 0), or the first device error. *ret is filled in every case
+ * but -ENOMEM. */
 int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret);
 
 /* Loads and fully validates a state file for d (identity, boot, every section accepted by

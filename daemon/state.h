@@ -64,7 +64,9 @@ int state_check_identity(const StateFile *s, const DisplayDevice *d);
 int state_path(const char *dir, const char *slot, char **ret);
 
 /* Writes s for its device into dir atomically: temp file (0600), fsync, keep the old
- * file as "<slot>.state.prev", rename, fsync the directory. Creates dir (0700) if needed. */
+ * file as "<slot>.state.prev" (hard link, only if the old file is valid, so .prev is always
+ * the previous good copy), rename, fsync the directory. Creates dir (0700) if needed.
+ * "<slot>.state" never disappears once written: readers see the old or the new file. */
 int state_write(const char *dir, const StateFile *s);
 
 /* Opens with O_NOFOLLOW|O_CLOEXEC, refuses a file that is not a regular file, not owned

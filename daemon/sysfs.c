@@ -93,9 +93,7 @@ int sysfs_read_line(const char *root, const char *path, char **ret)
                 return -EBADMSG; /* binary attribute, not a text line */
         buf[len] = '\0';
 
-        /* Steal by hand: TAKE_PTR() trips gcc -Wpedantic until macro.h marks it __extension__. */
-        *ret = buf;
-        buf = NULL;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 

@@ -2,9 +2,14 @@
 /* The table of built-in methods in default plan order, and lookups by name and id.
  * Save runs in table order; restore runs in reverse. */
 #include "methods/method.h"
+#include "methods/pci-config.h"
+#include "methods/vga.h"
 
+/* Save order. Restore runs backwards, so pci-config (decoding, BARs) comes back first
+ * and vga (registers, palette, planes) after it. */
 const MethodOps *const method_table[] = {
-        NULL, /* placeholder until the first method lands; skipped by the lookups */
+        &method_vga,
+        &method_pci_config,
 };
 const size_t method_table_size = ELEMENTSOF(method_table);
 

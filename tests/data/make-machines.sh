@@ -106,6 +106,11 @@ expect lockdown "0000:00:02.0|unusable|no kernel driver, but kernel lockdown (in
 base no-gpu
 dev no-gpu 0000:00:03.0 0x1af4 0x1000 0x020000 virtio-pci 0
 
+base stdvga-vgacon
+dev stdvga-vgacon 0000:00:02.0 0x1234 0x1111 0x030000
+vgacon stdvga-vgacon
+expect stdvga-vgacon "0000:00:02.0|firmware|no kernel driver, console on vgacon; nothing in the kernel restores the display"
+
 base unknown-driver
 dev unknown-driver 0000:00:02.0 0x1234 0x1111 0x030000 some-vendor-fb
 expect unknown-driver "0000:00:02.0|foreign|bound to some-vendor-fb, a driver umsrestore does not know; left alone (unbind it or report it to have it supported)"
