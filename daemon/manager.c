@@ -15,6 +15,8 @@
 #define LOGIND_MANAGER "org.freedesktop.login1.Manager"
 #define DEFAULT_INHIBIT_DELAY_USEC (5u * 1000000u)
 #define RESTORE_DEADLINE_USEC (20u * 1000000u)
+#define INHIBIT_RETRIES_MAX 10u
+#define INHIBIT_RETRY_USEC (300u * 1000u)
 
 uint64_t manager_save_deadline_usec(uint64_t delay)
 {
@@ -102,6 +104,19 @@ static void manager_rescan(Manager *m)
                          l->n == 0 ? "no display device" : n_kms == l->n ? "all devices KMS" : "no device to manage");
 }
 
+static int manager_take_lock(Manager *m);
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void)s;
+        (void)usec;
+        m->retry_source = sd_event_source_disable_unref(m->retry_source);
+        (void)manager_take_lock(m);
+        return 0;
+}
+
 static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
 {
         Manager *m = userdata;
@@ -122,13 +137,23 @@ static int on_inhibit_reply(sd_bus_message *reply, void *userdata, sd_bus_error 
                                   e->name, e->message ? e->message : "");
                 } else if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
                         log_notice("logind is not running yet; waiting for it before taking the sleep delay lock.");
-                else
+                else if (m->inhibit_retries < INHIBIT_RETRIES_MAX) {
+                        /* A logind that just took its name may not serve its methods yet. */
+                        m->inhibit_retries++;
+                        log_debug("Inhibit() failed (%s), retry %u in %u ms.", e->name, m->inhibit_retries,
+                                  INHIBIT_RETRY_USEC / 1000);
+                        m->retry_source = sd_event_source_disable_unref(m->retry_source);
+                        if (sd_event_add_time_relative(m->event, &m->retry_source, CLOCK_MONOTONIC,
+                                                       INHIBIT_RETRY_USEC, 1000, on_retry, m) < 0)
+                                log_warning("Failed to schedule an Inhibit() retry.");
+                } else
                         log_error("Taking the logind sleep delay lock failed (%s: %s); retrying when logind "
                                   "restarts.",
                                   e->name, e->message ? e->message : "");
                 manager_update_status(m);
                 return 0;
         }
+        m->inhibit_retries = 0;
 
         r = sd_bus_message_read(reply, "h", &fd);
         if (r < 0) {
@@ -378,6 +403,8 @@ static int on_name_owner_changed(sd_bus_message *msg, void *userdata, sd_bus_err
         /* A new logind knows nothing of our old lock. */
         manager_release_lock(m, "logind went away");
         m->inhibit_call_slot = sd_bus_slot_unref(m->inhibit_call_slot);
+        m->retry_source = sd_event_source_disable_unref(m->retry_source);
+        m->inhibit_retries = 0;
         if (new_owner && new_owner[0]) {
                 log_info("logind (re)started; taking a new sleep delay lock.");
                 m->inhibit_denied = false;
@@ -470,6 +497,7 @@ Manager *manager_free(Manager *m)
         }
         m->child_source = sd_event_source_unref(m->child_source);
         m->deadline_source = sd_event_source_disable_unref(m->deadline_source);
+        m->retry_source = sd_event_source_disable_unref(m->retry_source);
         m->sleep_slot = sd_bus_slot_unref(m->sleep_slot);
         m->owner_slot = sd_bus_slot_unref(m->owner_slot);
         m->inhibit_call_slot = sd_bus_slot_unref(m->inhibit_call_slot);

@@ -19,7 +19,8 @@ struct Manager {
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *sleep_slot, *owner_slot, *inhibit_call_slot, *delay_call_slot;
-        sd_event_source *child_source, *deadline_source;
+        sd_event_source *child_source, *deadline_source, *retry_source;
+        unsigned inhibit_retries;
 
         int inhibit_fd; /* logind delay lock, -EBADF when not held */
         bool want_lock; /* there is something to manage */
