@@ -33,6 +33,7 @@ static int config_for_args(const ActionArgs *a, EngineConfig *c, char **ret_stat
 {
         engine_config_default(c);
         c->only_device = a->device;
+        c->console_switch = !a->no_console_switch;
         *ret_state_dir = NULL;
         if (!root_is_real(a->root)) {
                 if (asprintf(ret_state_dir, "%s/run/umsrestore", a->root) < 0)
@@ -441,6 +442,7 @@ static int daemon_engine_func(const EngineConfig *c, EngineOp op, void *userdata
 
 int action_daemon(const ActionArgs *a)
 {
+        _cleanup_close_ int daemon_lock = -EBADF;
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_free_ char *state_dir = NULL;
         SimSwitch sim = { 0 };
@@ -452,6 +454,17 @@ int action_daemon(const ActionArgs *a)
                 return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
         if (sim_switch_setup(a, &sim) < 0)
                 return UMS_EXIT_USAGE;
+
+        daemon_lock = daemon_lock_acquire(c.state_dir);
+        if (daemon_lock == -EBUSY) {
+                log_error("Another umsrestored daemon is already running (it holds '%s/daemon.lock').", c.state_dir);
+                return UMS_EXIT_BUSY;
+        }
+        if (daemon_lock < 0) {
+                log_error_errno(daemon_lock, "Failed to take '%s/daemon.lock': %s. Run the daemon as root.",
+                                c.state_dir, STRERROR(daemon_lock));
+                return UMS_EXIT_NOT_PERMITTED;
+        }
 
         r = manager_new(&c, &m);
         if (r < 0)

@@ -13,6 +13,7 @@ typedef struct ActionArgs {
         const char *config_file; /* --config FILE, or NULL for the default search path */
         const char *root;        /* --root DIR (test/inspection prefix for sysfs and procfs), or NULL */
         bool json;               /* --json */
+        bool no_console_switch;  /* --no-console-switch */
 } ActionArgs;
 
 int action_status(const ActionArgs *a);

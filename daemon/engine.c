@@ -48,6 +48,7 @@ void engine_config_default(EngineConfig *c)
                 .hw_open = engine_hw_open_real,
                 .state_dir = UMSRESTORE_RUNSTATEDIR,
                 .state_uid = 0,
+                .console_switch = true,
         };
 }
 
@@ -60,13 +61,13 @@ size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOp
         if (c->methods) {
                 for (size_t i = 0; i < c->n_methods && n < PLAN_MAX; i++) {
                         const MethodOps *m = method_by_name(c->methods[i]);
-                        if (m)
+                        if (m && (c->console_switch || !streq(m->name, "console")))
                                 ret[n++] = m;
                 }
                 return n;
         }
         for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++)
-                if (method_table[i])
+                if (method_table[i] && (c->console_switch || !streq(method_table[i]->name, "console")))
                         ret[n++] = method_table[i];
         return n;
 }
@@ -85,6 +86,17 @@ static void append_method_name(DeviceResult *res, const char *name)
         snprintf(res->methods + len, sizeof(res->methods) - len, "%s%s", len ? ", " : "", name);
 }
 
+/* After a failed save, an older state file must not be restored as if it were this
+ * sleep's: move it out of the way (it stays readable as "<slot>.state.prev"). */
+static void invalidate_state(const EngineConfig *c, const DisplayDevice *d)
+{
+        _cleanup_free_ char *path = NULL, *prev = NULL;
+
+        if (state_path(c->state_dir, d->slot, &path) < 0 || asprintf(&prev, "%s.prev", path) < 0)
+                return;
+        (void)rename(path, prev);
+}
+
 static int save_device(const EngineConfig *c, const DisplayDevice *d, DeviceResult *res)
 {
         const MethodOps *plan[PLAN_MAX];
@@ -100,6 +112,7 @@ static int save_device(const EngineConfig *c, const DisplayDevice *d, DeviceResu
         if (r < 0) {
                 snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
                          STRERROR(r));
+                invalidate_state(c, d);
                 return r;
         }
 
@@ -149,6 +162,8 @@ static int save_device(const EngineConfig *c, const DisplayDevice *d, DeviceResu
 finish:
         for (size_t i = 0; i < PLAN_MAX; i++)
                 buffer_done(&payloads[i]);
+        if (r < 0)
+                invalidate_state(c, d);
         return r;
 }
 

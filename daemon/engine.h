@@ -20,6 +20,7 @@ typedef struct EngineConfig {
         const char *state_dir; /* /run/umsrestore */
         uid_t state_uid;       /* required owner of state files (0) */
         const char *only_device; /* --device SLOT or NULL */
+        bool console_switch; /* false: the console method is left out of every plan */
         /* Method names in plan order, overriding the defaults (NULL = defaults). */
         const char *const *methods;
         size_t n_methods;

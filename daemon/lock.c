@@ -30,7 +30,7 @@ static int mkdir_parents(const char *dir)
         return 0;
 }
 
-static int open_lock_file(const char *state_dir)
+static int open_lock_file_named(const char *state_dir, const char *name)
 {
         char path[512];
         int n;
@@ -38,7 +38,7 @@ static int open_lock_file(const char *state_dir)
         n = mkdir_parents(state_dir);
         if (n < 0)
                 return n;
-        n = snprintf(path, sizeof(path), "%s/lock", state_dir);
+        n = snprintf(path, sizeof(path), "%s/%s", state_dir, name);
         if (n < 0 || (size_t)n >= sizeof(path))
                 return -ENAMETOOLONG;
         n = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -47,7 +47,7 @@ static int open_lock_file(const char *state_dir)
 
 int run_lock_acquire(const char *state_dir, uint64_t timeout_usec)
 {
-        _cleanup_close_ int fd = open_lock_file(state_dir);
+        _cleanup_close_ int fd = open_lock_file_named(state_dir, "lock");
         uint64_t waited = 0;
         const uint64_t step = 20000;
 
@@ -80,4 +80,15 @@ int run_lock_is_held(const char *state_dir)
                 return 0;
         }
         return errno == EWOULDBLOCK ? 1 : negative_errno();
+}
+
+int daemon_lock_acquire(const char *state_dir)
+{
+        _cleanup_close_ int fd = open_lock_file_named(state_dir, "daemon.lock");
+
+        if (fd < 0)
+                return fd;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? -EBUSY : negative_errno();
+        return TAKE_FD(fd);
 }

@@ -26,6 +26,7 @@ static const char *arg_dump_file = NULL;
 static const char *arg_config = NULL;
 static const char *arg_root = NULL;
 static bool arg_json = false;
+static bool arg_no_console_switch = false;
 
 static void help(void)
 {
@@ -50,7 +51,11 @@ static void help(void)
                "     --json              Machine-readable output for --status and --dump\n"
                "  -c --config FILE       Read this configuration file instead of the default\n"
                "                         search path\n"
+               "     --no-console-switch Do not move to a spare VT around sleep (console method)\n"
                "     --log-level LEVEL   debug, info, notice, warning, err (default: info)\n"
+               "     --root DIR          Read /sys and /proc below DIR and keep state in\n"
+               "                         DIR/run/umsrestore (inspection and tests; see\n"
+               "                         umsrestored(8) for the test-only simulator switch)\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error, 3 nothing to manage,\n"
                "4 no saved state, 5 state file refused, 6 busy, 7 not permitted,\n"
@@ -79,6 +84,7 @@ static int parse_argv(int argc, char *argv[])
                 ARG_JSON,
                 ARG_LOG_LEVEL,
                 ARG_ROOT,
+                ARG_NO_CONSOLE_SWITCH,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -93,6 +99,7 @@ static int parse_argv(int argc, char *argv[])
                 { "config", required_argument, NULL, 'c' },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "root", required_argument, NULL, ARG_ROOT },
+                { "no-console-switch", no_argument, NULL, ARG_NO_CONSOLE_SWITCH },
                 { NULL, 0, NULL, 0 }
         };
         int c, r;
@@ -146,6 +153,10 @@ static int parse_argv(int argc, char *argv[])
                         arg_root = optarg;
                         r = 0;
                         break;
+                case ARG_NO_CONSOLE_SWITCH:
+                        arg_no_console_switch = true;
+                        r = 0;
+                        break;
                 case ':':
                         return log_error_errno(-EINVAL, "Option '%s' needs an argument. See --help.",
                                                argv[optind - 1]);
@@ -185,6 +196,7 @@ static int run(int argc, char *argv[])
                 .config_file = arg_config,
                 .root = arg_root,
                 .json = arg_json,
+                .no_console_switch = arg_no_console_switch,
         };
 
         switch (arg_action) {

@@ -420,8 +420,10 @@ static uint8_t sim_inb(HwSim *sim, uint16_t port)
                 break;
         }
 
-        if (port == 0x3B4 || port == 0x3B5 || port == 0x3BA || port == 0x3D4 || port == 0x3D5 || port == 0x3DA)
-                sim_error(sim, "read of port 0x%03x, not decoded while MSR bit 0 is %u", port, sim->st.msr & 1);
+        if (port == 0x3B4 || port == 0x3B5 || port == 0x3BA || port == 0x3D4 || port == 0x3D5 ||
+            port == 0x3DA)
+                sim_error(sim, "read of port 0x%03x, not decoded while MSR bit 0 is %u", port,
+                          sim->st.msr & 1);
         else
                 sim_error(sim, "read of port 0x%03x, not decoded by the simulated VGA", port);
         return 0xFF;
@@ -494,7 +496,8 @@ static void sim_outb(HwSim *sim, uint16_t port, uint8_t v)
                 break;
         }
 
-        if (port == 0x3B4 || port == 0x3B5 || port == 0x3BA || port == 0x3D4 || port == 0x3D5 || port == 0x3DA)
+        if (port == 0x3B4 || port == 0x3B5 || port == 0x3BA || port == 0x3D4 || port == 0x3D5 ||
+            port == 0x3DA)
                 sim_error(sim, "write of port 0x%03x, not decoded while MSR bit 0 is %u", port,
                           sim->st.msr & 1);
         else

@@ -29,7 +29,7 @@
 #define SR04_PLANAR 0x06 /* extended memory, odd/even off, chain-4 off */
 #define CR11_PROTECT 0x80
 #define CR_VRETRACE_END 0x11
-#define GR05_PLANAR 0x00 /* write mode 0, read mode 0, no odd/even */
+#define GR05_PLANAR 0x00    /* write mode 0, read mode 0, no odd/even */
 #define GR06_A0000_64K 0x05 /* graphics mode, memory map A0000-AFFFF */
 #define AR_PAS 0x20
 
@@ -56,25 +56,41 @@ static const char *const sr_names[VGA_SR_COUNT] = {
 };
 
 static const char *const cr_names[VGA_CR_COUNT] = {
-        "horizontal total",       "horizontal display end", "start horizontal blanking",
-        "end horizontal blanking", "start horizontal retrace", "end horizontal retrace",
-        "vertical total",          "overflow",               "preset row scan",
-        "maximum scan line",       "cursor start",           "cursor end",
-        "start address high",      "start address low",      "cursor location high",
-        "cursor location low",     "vertical retrace start", "vertical retrace end",
-        "vertical display end",    "offset",                 "underline location",
-        "start vertical blanking", "end vertical blanking",  "CRTC mode control",
+        "horizontal total",
+        "horizontal display end",
+        "start horizontal blanking",
+        "end horizontal blanking",
+        "start horizontal retrace",
+        "end horizontal retrace",
+        "vertical total",
+        "overflow",
+        "preset row scan",
+        "maximum scan line",
+        "cursor start",
+        "cursor end",
+        "start address high",
+        "start address low",
+        "cursor location high",
+        "cursor location low",
+        "vertical retrace start",
+        "vertical retrace end",
+        "vertical display end",
+        "offset",
+        "underline location",
+        "start vertical blanking",
+        "end vertical blanking",
+        "CRTC mode control",
         "line compare",
 };
 
 static const char *const gr_names[VGA_GR_COUNT] = {
-        "set/reset",      "enable set/reset",         "colour compare",    "data rotate", "read map select",
-        "graphics mode",  "miscellaneous graphics",   "colour don't care", "bit mask",
+        "set/reset",     "enable set/reset",       "colour compare",    "data rotate", "read map select",
+        "graphics mode", "miscellaneous graphics", "colour don't care", "bit mask",
 };
 
 static const char *const ar_names_high[VGA_AR_COUNT - 16] = {
-        "attribute mode control", "overscan colour", "colour plane enable", "horizontal pixel panning",
-        "colour select",
+        "attribute mode control",   "overscan colour", "colour plane enable",
+        "horizontal pixel panning", "colour select",
 };
 
 typedef struct RegGroup {
@@ -604,7 +620,8 @@ static int vga_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payload, s
 static void vga_report(Buffer *report, const char *group, size_t i, uint8_t is, uint8_t expected)
 {
         if (report)
-                (void)buffer_printf(report, "%s[0x%02zx] = 0x%02x, expected 0x%02x\n", group, i, is, expected);
+                (void)buffer_printf(report, "%s[0x%02zx] = 0x%02x, expected 0x%02x\n", group, i, is,
+                                    expected);
 }
 
 static int vga_compare_group(const char *group, const uint8_t *is, const uint8_t *expected, size_t n,
@@ -684,12 +701,14 @@ static int vga_verify_locked(Hw *hw, const VgaRegs *want, Buffer *report)
         mismatches += vga_compare_group("ATTR", is.ar, want->ar, VGA_AR_COUNT, report);
         if (!(is.ar_index & AR_PAS)) {
                 if (report)
-                        (void)buffer_printf(report, "ATTR index = 0x%02x, expected palette address source (0x20) set\n",
-                                            is.ar_index);
+                        (void)buffer_printf(
+                                report, "ATTR index = 0x%02x, expected palette address source (0x20) set\n",
+                                is.ar_index);
                 mismatches++;
         }
         /* A saved 0x00 was QEMU's read-back quirk: accept it read back as 0x00 again. */
-        if (is.dac_mask != vga_dac_mask_to_write(want->dac_mask) && !(want->dac_mask == 0 && is.dac_mask == 0)) {
+        if (is.dac_mask != vga_dac_mask_to_write(want->dac_mask) &&
+            !(want->dac_mask == 0 && is.dac_mask == 0)) {
                 if (report)
                         (void)buffer_printf(report, "DAC mask = 0x%02x, expected 0x%02x\n", is.dac_mask,
                                             vga_dac_mask_to_write(want->dac_mask));
@@ -700,9 +719,10 @@ static int vga_verify_locked(Hw *hw, const VgaRegs *want, Buffer *report)
                 if (memcmp(a, b, 3) == 0)
                         continue;
                 if (report)
-                        (void)buffer_printf(report,
-                                            "DAC[0x%02zx] = (0x%02x,0x%02x,0x%02x), expected (0x%02x,0x%02x,0x%02x)\n",
-                                            e, a[0], a[1], a[2], b[0], b[1], b[2]);
+                        (void)buffer_printf(
+                                report,
+                                "DAC[0x%02zx] = (0x%02x,0x%02x,0x%02x), expected (0x%02x,0x%02x,0x%02x)\n",
+                                e, a[0], a[1], a[2], b[0], b[1], b[2]);
                 mismatches++;
         }
         return mismatches;
@@ -752,6 +772,15 @@ static size_t vga_plane_nonzero(const uint8_t *plane)
         return n;
 }
 
+static const char *vga_contents_to_string(uint8_t flags)
+{
+        if (flags & VGA_FLAG_PLANES)
+                return "registers, palette and planes";
+        if (flags & VGA_FLAG_DISPI)
+                return "registers and palette; planes not saved (Bochs dispi mode)";
+        return "registers and palette; planes not saved";
+}
+
 static int vga_dump_text(const uint8_t *payload, Buffer *out)
 {
         uint8_t flags = payload[VGA_OFF_FLAGS];
@@ -759,28 +788,29 @@ static int vga_dump_text(const uint8_t *payload, Buffer *out)
         char buf[32];
         int r;
 
-        r = buffer_printf(out, "vga: %s\n",
-                          (flags & VGA_FLAG_PLANES) ? "registers, palette and planes" :
-                          (flags & VGA_FLAG_DISPI)  ? "registers and palette; planes not saved (Bochs dispi mode)" :
-                                                      "registers and palette; planes not saved");
+        r = buffer_printf(out, "vga: %s\n", vga_contents_to_string(flags));
         if (r >= 0)
                 r = buffer_printf(out, "MISC = 0x%02x  (%s)\n", payload[VGA_OFF_MSR],
-                                  (payload[VGA_OFF_MSR] & MSR_COLOUR) ? "colour, CRTC at 0x3d4" : "mono, CRTC at 0x3b4");
+                                  (payload[VGA_OFF_MSR] & MSR_COLOUR) ? "colour, CRTC at 0x3d4"
+                                                                      : "mono, CRTC at 0x3b4");
         for (size_t g = 0; r >= 0 && g < ELEMENTSOF(reg_groups); g++)
                 for (size_t i = 0; r >= 0 && i < reg_groups[g].count; i++)
                         r = buffer_printf(out, "%s[0x%02zx] = 0x%02x  (%s)\n", reg_groups[g].name, i,
-                                          payload[reg_groups[g].offset + i], reg_name(&reg_groups[g], i, buf));
+                                          payload[reg_groups[g].offset + i],
+                                          reg_name(&reg_groups[g], i, buf));
         if (r >= 0)
                 r = buffer_printf(out, "ATTR index = 0x%02x  (palette address source %s)\n",
-                                  payload[VGA_OFF_AR_INDEX], (payload[VGA_OFF_AR_INDEX] & AR_PAS) ? "set" : "clear");
+                                  payload[VGA_OFF_AR_INDEX],
+                                  (payload[VGA_OFF_AR_INDEX] & AR_PAS) ? "set" : "clear");
         if (r >= 0)
                 r = buffer_printf(out, "DAC mask = 0x%02x%s\n", payload[VGA_OFF_DAC_MASK],
                                   payload[VGA_OFF_DAC_MASK] == 0 ? "  (restored as 0xff)" : "");
         if (r >= 0)
-                r = buffer_printf(out, "DAC palette: 256 entries, %u distinct colours\n", vga_palette_distinct(pal));
+                r = buffer_printf(out, "DAC palette: 256 entries, %u distinct colours\n",
+                                  vga_palette_distinct(pal));
         for (size_t e = 0; r >= 0 && e < 16; e++)
-                r = buffer_printf(out, "DAC[0x%02zx] = (0x%02x,0x%02x,0x%02x)\n", e, pal[3 * e], pal[3 * e + 1],
-                                  pal[3 * e + 2]);
+                r = buffer_printf(out, "DAC[0x%02zx] = (0x%02x,0x%02x,0x%02x)\n", e, pal[3 * e],
+                                  pal[3 * e + 1], pal[3 * e + 2]);
         if (r >= 0 && (flags & VGA_FLAG_PLANES)) {
                 r = buffer_printf(out, "planes: %u x %u bytes\n", VGA_PLANE_COUNT, VGA_PLANE_SIZE);
                 for (unsigned p = 0; r >= 0 && p < VGA_PLANE_COUNT; p++)
@@ -797,9 +827,10 @@ static int vga_dump_json(const uint8_t *payload, Buffer *out)
         const uint8_t *pal = payload + VGA_OFF_PALETTE;
         int r;
 
-        r = buffer_printf(out, "{\"flags\":%u,\"planes_saved\":%s,\"dispi_mode\":%s,\"registers\":{\"MISC\":%u", flags,
-                          (flags & VGA_FLAG_PLANES) ? "true" : "false", (flags & VGA_FLAG_DISPI) ? "true" : "false",
-                          payload[VGA_OFF_MSR]);
+        r = buffer_printf(out,
+                          "{\"flags\":%u,\"planes_saved\":%s,\"dispi_mode\":%s,\"registers\":{\"MISC\":%u",
+                          flags, (flags & VGA_FLAG_PLANES) ? "true" : "false",
+                          (flags & VGA_FLAG_DISPI) ? "true" : "false", payload[VGA_OFF_MSR]);
         for (size_t g = 0; r >= 0 && g < ELEMENTSOF(reg_groups); g++)
                 for (size_t i = 0; r >= 0 && i < reg_groups[g].count; i++)
                         r = buffer_printf(out, ",\"%s[0x%02zx]\":%u", reg_groups[g].name, i,
@@ -818,10 +849,11 @@ static int vga_dump_json(const uint8_t *payload, Buffer *out)
                 r = buffer_printf(out, ",\"palette\":{\"entries\":256,\"distinct\":%u,\"first16\":[",
                                   vga_palette_distinct(pal));
         for (size_t e = 0; r >= 0 && e < 16; e++)
-                r = buffer_printf(out, "%s[%u,%u,%u]", e ? "," : "", pal[3 * e], pal[3 * e + 1], pal[3 * e + 2]);
+                r = buffer_printf(out, "%s[%u,%u,%u]", e ? "," : "", pal[3 * e], pal[3 * e + 1],
+                                  pal[3 * e + 2]);
         if (r >= 0)
-                r = buffer_printf(out, "]},\"planes\":{\"count\":%u,\"size\":%u", (flags & VGA_FLAG_PLANES) ? VGA_PLANE_COUNT : 0,
-                                  VGA_PLANE_SIZE);
+                r = buffer_printf(out, "]},\"planes\":{\"count\":%u,\"size\":%u",
+                                  (flags & VGA_FLAG_PLANES) ? VGA_PLANE_COUNT : 0, VGA_PLANE_SIZE);
         if (r >= 0 && (flags & VGA_FLAG_PLANES)) {
                 r = buffer_printf(out, ",\"nonzero\":[");
                 for (unsigned p = 0; r >= 0 && p < VGA_PLANE_COUNT; p++)

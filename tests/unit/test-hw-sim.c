@@ -272,7 +272,7 @@ static void test_memory_windows(void **state)
         v = 0x81;
         assert_int_equal(hw_vga_mem_write(f->hw, 0x0010, &v, 1), 0);
         for (int p = 0; p < 4; p++)
-                assert_int_equal(st->planes[p][0x10], 0x81); /* SR02 = 0x0F: all planes */
+                assert_int_equal(st->planes[p][0x10], 0x81);          /* SR02 = 0x0F: all planes */
         assert_int_equal(hw_vga_mem_write(f->hw, 0x10010, &v, 1), 0); /* B0010: outside */
         assert_int_equal(hw_vga_mem_read(f->hw, 0x10010, &v, 1), 0);
         assert_int_equal(v, 0xFF);
@@ -347,7 +347,7 @@ static void test_write_read_modes(void **state)
         for (int p = 0; p < 4; p++)
                 st->planes[p][2] = 0x33;
         assert_int_equal(hw_vga_mem_read(f->hw, 2, &v, 1), 0); /* loads the latches */
-        write_idx(f->hw, 0x3CE, 0x03, 0x18 | 0x04);               /* XOR, rotate 4 */
+        write_idx(f->hw, 0x3CE, 0x03, 0x18 | 0x04);            /* XOR, rotate 4 */
         write_idx(f->hw, 0x3CE, 0x08, 0xF0);
         v = 0x0C; /* rotated: 0xC0 */
         assert_int_equal(hw_vga_mem_write(f->hw, 2, &v, 1), 0);
@@ -532,8 +532,11 @@ static void test_dispi(void **state)
 static void test_dispi_absent_on_other_devices(void **state)
 {
         DisplayDevice d = {
-                .slot = "0000:00:02.0", .vendor_id = 0x8086, .device_id = 0x27ae,
-                .class_code = 0x030000, .verdict = VERDICT_UMS,
+                .slot = "0000:00:02.0",
+                .vendor_id = 0x8086,
+                .device_id = 0x27ae,
+                .class_code = 0x030000,
+                .verdict = VERDICT_UMS,
         };
         _cleanup_(hw_sim_unrefp) HwSim *sim = NULL;
         _cleanup_(hw_freep) Hw *hw = NULL;

@@ -158,8 +158,8 @@ static void test_roundtrip_mode3(void **state)
                 assert_int_equal(back[2 * i + 1], (uint8_t)(0x07 + i));
         }
         /* The font plane came back too, though the full wake scrambled it. */
-        assert_memory_equal(hw_sim_state(f->sim)->planes[2], f->payload.data + VGA_OFF_PLANES + 2 * VGA_PLANE_SIZE,
-                            VGA_PLANE_SIZE);
+        assert_memory_equal(hw_sim_state(f->sim)->planes[2],
+                            f->payload.data + VGA_OFF_PLANES + 2 * VGA_PLANE_SIZE, VGA_PLANE_SIZE);
 }
 
 static void test_roundtrip_mode12(void **state)
@@ -270,7 +270,8 @@ static void assert_seq_in_reset(HwSim *sim, const HwSimAccess *log, size_t n)
 static size_t first_index(const HwSimAccess *log, size_t n, HwSimAccessType type, uint16_t port)
 {
         for (size_t i = 0; i < n; i++)
-                if (log[i].type == type && (type == HW_SIM_MEM_WRITE || type == HW_SIM_MEM_READ || log[i].port == port))
+                if (log[i].type == type &&
+                    (type == HW_SIM_MEM_WRITE || type == HW_SIM_MEM_READ || log[i].port == port))
                         return i;
         return SIZE_MAX;
 }
@@ -320,7 +321,7 @@ static void test_restore_order(void **state)
         }
         assert_int_equal(crtc_writes, VGA_CR_COUNT + 1);
         assert_int_equal(mem_writes, 4);
-        assert_true(last_unblank > last_mem);               /* unblank after the planes */
+        assert_true(last_unblank > last_mem);                    /* unblank after the planes */
         assert_int_equal(log[last_ar_index].value & 0x20, 0x20); /* PAS set by the last index write */
         assert_int_equal(hw_sim_state(f->sim)->ar_index & HW_SIM_AR_PAS, HW_SIM_AR_PAS);
 
@@ -364,7 +365,8 @@ static void test_save_order(void **state)
                         mem_reads++;
                         assert_int_equal(a->sr01 & 0x20, 0x20);
                 }
-                if (a->type == HW_SIM_IO_WRITE && a->port == 0x3D5 && a->reg == 0x11 && unlock_at == SIZE_MAX) {
+                if (a->type == HW_SIM_IO_WRITE && a->port == 0x3D5 && a->reg == 0x11 &&
+                    unlock_at == SIZE_MAX) {
                         assert_int_equal(a->value, 0x0E);
                         unlock_at = i;
                 }
@@ -445,9 +447,9 @@ static void test_malformed_payloads(void **state)
         memcpy(p, f->payload.data, len);
         p[len] = 0;
 
-        assert_refused_without_access(f, p, len - 1);              /* truncated */
-        assert_refused_without_access(f, p, len + 1);              /* extra byte */
-        assert_refused_without_access(f, p, 0);                    /* empty */
+        assert_refused_without_access(f, p, len - 1);               /* truncated */
+        assert_refused_without_access(f, p, len + 1);               /* extra byte */
+        assert_refused_without_access(f, p, 0);                     /* empty */
         assert_refused_without_access(f, p, VGA_PAYLOAD_REGS_SIZE); /* planes flag, no planes */
         assert_refused_without_access(f, p, VGA_PAYLOAD_REGS_SIZE - 1);
         assert_refused_without_access(f, NULL, 0);
@@ -537,8 +539,12 @@ static void test_dispi_enabled_at_restore(void **state)
 static void test_other_vendor_no_dispi_ports(void **state)
 {
         DisplayDevice d = {
-                .slot = "0000:00:02.0", .vendor_id = 0x8086, .device_id = 0x27ae,
-                .class_code = 0x030000, .boot_vga = true, .verdict = VERDICT_UMS,
+                .slot = "0000:00:02.0",
+                .vendor_id = 0x8086,
+                .device_id = 0x27ae,
+                .class_code = 0x030000,
+                .boot_vga = true,
+                .verdict = VERDICT_UMS,
         };
         Fixture f = { 0 };
 
@@ -563,15 +569,18 @@ static void test_verify_report(void **state)
         hw_sim_load_mode3(f->sim);
         save(f);
         hw_sim_state(f->sim)->cr[0x11] = 0x0E;
-        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report), 1);
+        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report),
+                         1);
         assert_string_equal(buffer_str(&report), "CRTC[0x11] = 0x0e, expected 0x8e\n");
 
         buffer_done(&report);
         hw_sim_state(f->sim)->cr[0x11] = 0x8E;
         hw_sim_state(f->sim)->palette[7][1] = 0x01;
         hw_sim_state(f->sim)->ar_index = 0x00;
-        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report), 2);
-        assert_non_null(strstr(buffer_str(&report), "DAC[0x07] = (0x2a,0x01,0x2a), expected (0x2a,0x2a,0x2a)"));
+        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report),
+                         2);
+        assert_non_null(
+                strstr(buffer_str(&report), "DAC[0x07] = (0x2a,0x01,0x2a), expected (0x2a,0x2a,0x2a)"));
         assert_non_null(strstr(buffer_str(&report), "ATTR index = 0x00"));
         /* Verify puts the attribute index back as found (it does not fix things). */
         assert_int_equal(hw_sim_state(f->sim)->ar_index, 0x00);
