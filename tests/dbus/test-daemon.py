@@ -129,6 +129,14 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.assertEqual(str(lock[0]), "sleep")
         self.assertEqual(str(lock[3]), "delay")
         self.assertIn("non-KMS", str(lock[2]))
+        # the lifetime lock the systemd-sleep hook looks at is held
+        held = subprocess.run(["flock", "-n", os.path.join(self.state_dir, "daemon.lock"), "true"])
+        self.assertNotEqual(held.returncode, 0, "daemon.lock is not held by the running daemon")
+        # a second daemon refuses to run beside it
+        second = subprocess.run([BIN, "--root", self.root], env=dict(os.environ, UMSRESTORE_TEST_HW_SIM=self.sim),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=10)
+        self.assertEqual(second.returncode, 6, second.stdout)
+        self.assertIn("already running", second.stdout)
 
     def test_sleep_saves_and_releases(self):
         self.start_daemon()
