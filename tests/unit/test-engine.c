@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine's safety rules: a KMS-owned (or foreign) device never reaches any hardware
+ * access, and a refused state file means the device is never even opened. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sys/stat.h>
+
+#include "engine.h"
+#include "hw/hw-sim.h"
+
+static const char *data_dir;
+
+typedef struct Opener {
+        unsigned opens;
+        char opened_slots[8][SLOT_MAX];
+        HwSim *sim; /* created for the first managed device opened */
+} Opener;
+
+/* An HwOpenFunc that fails the test outright for any device that is not managed, and
+ * hands managed ones a simulated VGA. */
+static int guarded_open(const DisplayDevice *d, void *userdata, Hw **ret)
+{
+        Opener *o = userdata;
+
+        if (!verdict_is_managed(d->verdict))
+                fail_msg("hardware access requested for %s, verdict %s", d->slot, verdict_to_string(d->verdict));
+        if (o->opens < 8)
+                snprintf(o->opened_slots[o->opens], SLOT_MAX, "%s", d->slot);
+        o->opens++;
+        if (!o->sim) {
+                assert_int_equal(hw_sim_new(d, &o->sim, NULL), 0);
+                hw_sim_load_mode3(o->sim);
+                hw_sim_fill_planes(o->sim, 5);
+        }
+        return hw_sim_open_func(d, o->sim, ret);
+}
+
+static void setup_config(EngineConfig *c, const char *machine, char **ret_root, char **ret_dir, Opener *o)
+{
+        char *root = NULL, *dir = NULL;
+
+        assert_true(asprintf(&root, "%s/machines/%s", data_dir, machine) > 0);
+        dir = strdup("/tmp/umsrestore-engine-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        engine_config_default(c);
+        c->root = root;
+        c->pci_source = pci_source_sysfs;
+        c->classify_env = (ClassifyEnv){ .root = root, .euid = 0, .check_modesetting = NULL, .legacy_io = 1 };
+        c->hw_open = guarded_open;
+        c->hw_userdata = o;
+        c->state_dir = dir;
+        c->state_uid = geteuid();
+        *ret_root = root;
+        *ret_dir = dir;
+}
+
+static void cleanup_dir(const char *dir)
+{
+        char cmd[256];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+static void test_kms_only_machine_never_opens(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "stdvga-bochs-kms", &root, &dir, &o);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENOENT);
+        assert_int_equal(res->n, 1);
+        assert_int_equal(res->n_managed, 0);
+        assert_false(res->devices[0].attempted);
+        engine_result_free(TAKE_PTR(res));
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), -ENOENT);
+        assert_int_equal(o.opens, 0);
+        /* and no state file for it */
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/0000:00:02.0.state", dir);
+        assert_int_equal(stat(path, &st), -1);
+        cleanup_dir(dir);
+}
+
+static void test_mixed_machine_touches_only_the_managed_device(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "two-gpus", &root, &dir, &o);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->n_managed, 1);
+        assert_int_equal(o.opens, 1);
+        assert_string_equal(o.opened_slots[0], "0000:01:00.0");
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(o.opens, 2);
+        assert_string_equal(o.opened_slots[1], "0000:01:00.0");
+        assert_true(hw_sim_display_live(o.sim));
+        assert_int_equal(res->devices[1].mismatches, 0);
+        hw_sim_unref(o.sim);
+        cleanup_dir(dir);
+}
+
+static void test_only_device_kms_is_not_touched(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "two-gpus", &root, &dir, &o);
+        c.only_device = "0000:00:02.0";
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENOENT);
+        assert_int_equal(o.opens, 0);
+        engine_result_free(TAKE_PTR(res));
+        c.only_device = "0000:05:00.0";
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENODEV);
+        assert_int_equal(o.opens, 0);
+        cleanup_dir(dir);
+}
+
+static void test_refused_state_never_opens(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        char path[512];
+        Opener o = { 0 };
+        EngineConfig c;
+        FILE *f;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(o.opens, 1);
+        engine_result_free(TAKE_PTR(res));
+
+        /* flip one byte in the middle of the file */
+        snprintf(path, sizeof(path), "%s/0000:00:02.0.state", dir);
+        f = fopen(path, "r+e");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, 3000, SEEK_SET), 0);
+        int ch = fgetc(f);
+        assert_int_equal(fseek(f, 3000, SEEK_SET), 0);
+        fputc(ch ^ 0x40, f);
+        fclose(f);
+
+        hw_sim_wake(o.sim);
+        hw_sim_log_clear(o.sim);
+        assert_true(engine_run(&c, ENGINE_RESTORE, &res) < 0);
+        assert_true(res->devices[0].refused);
+        assert_int_equal(o.opens, 1); /* not opened again */
+        assert_int_equal(hw_sim_access_count(o.sim), 0);
+        assert_false(hw_sim_display_live(o.sim));
+        hw_sim_unref(o.sim);
+        cleanup_dir(dir);
+}
+
+static void test_foreign_and_unusable_never_open(void **s)
+{
+        const char *machines[] = { "vfio", "nvidia", "lockdown", "unknown-driver" };
+        (void)s;
+
+        for (size_t i = 0; i < ELEMENTSOF(machines); i++) {
+                _cleanup_(engine_result_freep) EngineResult *res = NULL;
+                _cleanup_free_ char *root = NULL, *dir = NULL;
+                Opener o = { 0 };
+                EngineConfig c;
+
+                setup_config(&c, machines[i], &root, &dir, &o);
+                assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENOENT);
+                assert_int_equal(o.opens, 0);
+                cleanup_dir(dir);
+        }
+}
+
+int main(int argc, char *argv[])
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_kms_only_machine_never_opens),
+                cmocka_unit_test(test_mixed_machine_touches_only_the_managed_device),
+                cmocka_unit_test(test_only_device_kms_is_not_touched),
+                cmocka_unit_test(test_refused_state_never_opens),
+                cmocka_unit_test(test_foreign_and_unusable_never_open),
+        };
+        if (argc != 2) {
+                fprintf(stderr, "usage: %s TESTDATA-DIR\n", argv[0]);
+                return 2;
+        }
+        data_dir = argv[1];
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
