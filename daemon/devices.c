@@ -227,13 +227,16 @@ static void device_read_sysfs(const char *root, DisplayDevice *d)
                 }
                 if (sscanf(de->d_name, "card%u%n", &card, &n) != 1 || n != (int)strlen(de->d_name))
                         continue;
-                if (d->n_drm_cards < DRM_CARDS_MAX)
-                        snprintf(d->drm_cards[d->n_drm_cards++], sizeof(d->drm_cards[0]), "%s", de->d_name);
+                if (d->n_drm_cards < DRM_CARDS_MAX &&
+                    snprintf(d->drm_cards[d->n_drm_cards], sizeof(d->drm_cards[0]), "%s", de->d_name) <
+                            (int)sizeof(d->drm_cards[0]))
+                        d->n_drm_cards++;
 
                 /* Connectors are children named "cardN-<type>-<n>". */
                 _cleanup_free_ char *carddir = NULL;
                 char sub[640];
-                snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+                if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub))
+                        continue;
                 if (sysfs_path(root, sub, &carddir) < 0)
                         continue;
                 DIR *cd = opendir(carddir);
