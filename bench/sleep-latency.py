@@ -77,7 +77,8 @@ def main():
     p_mock, obj = Bench.spawn_server_template("logind", {}, stdout=subprocess.DEVNULL)
     obj.AddProperty(MGR, "InhibitDelayMaxUSec", dbus.UInt64(5000000))
     manager = dbus.Interface(obj, MGR)
-    tmp = tempfile.mkdtemp(prefix="umsrestore-bench-")
+    # A tmpfs, as /run is on a real system (state files live in /run/umsrestore).
+    tmp = tempfile.mkdtemp(prefix="umsrestore-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     results = {}
     try:
         # no-op holder
@@ -93,10 +94,19 @@ def main():
         sim = os.path.join(tmp, "sim")
         subprocess.run([SIMCTL, "init", sim, "mode3"], check=True)
         env = dict(os.environ, UMSRESTORE_TEST_HW_SIM=sim)
-        daemon = subprocess.Popen([BIN, "--root", root, "--log-level", "warning"], env=env)
-        results["umsrestored (sim VGA)"] = measure(obj, manager, "umsrestore", N)
-        daemon.terminate()
-        daemon.wait()
+        log_path = os.path.join(tmp, "daemon.log")
+        with open(log_path, "w") as log:
+            daemon = subprocess.Popen([BIN, "--root", root, "--log-level", "info"], env=env, stdout=log,
+                                      stderr=subprocess.STDOUT)
+            results["umsrestored (sim VGA)"] = measure(obj, manager, "umsrestore", N)
+            daemon.terminate()
+            daemon.wait()
+        # the engine's own per-device time: simulated hardware access + state file write
+        device_ms = []
+        with open(log_path) as log:
+            for line in log:
+                if ": saved " in line and " in " in line and line.rstrip().endswith(" ms."):
+                    device_ms.append(float(line.rsplit(" in ", 1)[1].split()[0]))
     finally:
         p_mock.terminate()
         p_mock.wait()
@@ -109,7 +119,10 @@ def main():
         print(f"{name:24} {statistics.median(t):8.2f} {t[int(len(t) * 0.9) - 1]:8.2f} {t[0]:8.2f} {t[-1]:8.2f}")
     base = statistics.median(results["no-op holder"])
     ours = statistics.median(results["umsrestored (sim VGA)"])
-    print(f"umsrestored adds {ours - base:.2f} ms over a no-op inhibitor (target: <= 5 ms + hardware time)")
+    hw = statistics.median(device_ms) if device_ms else float("nan")
+    print(f"{'device save (sim+file)':24} {hw:8.2f}   (engine's own time per device, from the daemon's log)")
+    print(f"umsrestored adds {ours - base:.2f} ms over a no-op inhibitor; without the device save itself "
+          f"{ours - base - hw:.2f} ms (target: <= 5 ms + hardware time)")
 
 
 if __name__ == "__main__":
