@@ -7,11 +7,13 @@
 #include "hw/hw.h"
 
 /* Legacy port ranges a handle may reach: the VGA registers (mono and colour, 0x3B0-0x3DF)
- * and the Bochs/QEMU VBE "dispi" index/data pair (0x1CE-0x1CF). Anything else is -ERANGE. */
+ * and the Bochs/QEMU VBE "dispi" index/data pair. The dispi registers are 16 bits wide: the
+ * index at 0x1CE, the data at 0x1CF, so a data access spans ports 0x1CF-0x1D0 and the range
+ * (and the ioperm() libpciaccess does for it on x86) is 0x1CE-0x1D0. Anything else is -ERANGE. */
 #define VGA_IO_BASE 0x3B0u
 #define VGA_IO_SIZE 0x30u
 #define VBE_IO_BASE 0x1CEu
-#define VBE_IO_SIZE 0x2u
+#define VBE_IO_SIZE 0x3u
 
 /* What pci_device_read_rom() may write: the sysfs "rom" file size, or 64 KiB if that is 0. */
 #define ROM_READ_MIN 0x10000u

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulated hardware backend: a standard VGA (ports, planes, DAC, Bochs dispi), PCI
- * config space, an MMIO register file, a QEMU-like wake and the access log tests read. */
+ * config space, an MMIO register file, fake VTs and backlights, a QEMU-like wake and the
+ * access log tests read. */
 #include "hw/hw-sim.h"
 
 #include <stdarg.h>
@@ -60,6 +61,14 @@ struct HwSim {
         uint8_t *rom;
         size_t rom_size;
 
+        HwSimSystemState sys;
+        uint32_t vt_switch_polls;   /* polls a switch takes */
+        unsigned vt_pending;        /* VT asked for and not active yet, 0 = none */
+        uint32_t vt_pending_polls;  /* polls left before it is */
+        unsigned wake_vt;
+        HwSimBacklightWake backlight_wake;
+        uint32_t backlight_wake_value;
+
         HwSimAccess *log;
         size_t n_log, n_log_allocated;
         bool log_failed; /* out of memory while logging: counts as an error */
@@ -104,6 +113,7 @@ static HwSimAccess *sim_log_append(HwSim *sim, HwSimAccessType type)
                 .cr11 = sim->st.cr[CR_VRETRACE_END],
                 .ar_index = sim->st.ar_index,
                 .ar_flipflop_data = sim->ar_flipflop_data,
+                .display_live = hw_sim_display_live(sim),
         };
         return a;
 }
@@ -132,6 +142,12 @@ const char *hw_sim_access_type_to_string(HwSimAccessType t)
                 [HW_SIM_MMIO_READ] = "mmio read",   [HW_SIM_MMIO_WRITE] = "mmio write",
                 [HW_SIM_ROM_READ] = "rom read",     [HW_SIM_VGA_LOCK] = "vga lock",
                 [HW_SIM_VGA_UNLOCK] = "vga unlock", [HW_SIM_DELAY] = "delay",
+                [HW_SIM_VT_GET_ACTIVE] = "vt get active",
+                [HW_SIM_VT_FIND_FREE] = "vt find free",
+                [HW_SIM_VT_ACTIVATE] = "vt activate",
+                [HW_SIM_BACKLIGHT_LIST] = "backlight list",
+                [HW_SIM_BACKLIGHT_READ] = "backlight read",
+                [HW_SIM_BACKLIGHT_WRITE] = "backlight write",
         };
         if ((unsigned)t >= _HW_SIM_ACCESS_TYPE_MAX)
                 return "?";
@@ -209,6 +225,20 @@ int hw_sim_log_format(const HwSim *sim, Buffer *out)
                         break;
                 case HW_SIM_DELAY:
                         r = buffer_printf(out, "%zu: %s %u us", i, type, a->value);
+                        break;
+                case HW_SIM_VT_GET_ACTIVE:
+                case HW_SIM_VT_FIND_FREE:
+                        r = buffer_printf(out, "%zu: %s = %u", i, type, a->value);
+                        break;
+                case HW_SIM_VT_ACTIVATE:
+                        r = buffer_printf(out, "%zu: %s %u (display %s)", i, type, a->value,
+                                          a->display_live ? "live" : "off");
+                        break;
+                case HW_SIM_BACKLIGHT_READ:
+                case HW_SIM_BACKLIGHT_WRITE:
+                        r = buffer_printf(out, "%zu: %s #%d = %u", i, type, a->reg, a->value);
+                        if (r >= 0 && a->reg >= 0 && a->reg < HW_SIM_BACKLIGHT_MAX)
+                                r = buffer_printf(out, " [%s]", sim->sys.backlights[a->reg].name);
                         break;
                 default:
                         r = buffer_printf(out, "%zu: %s", i, type);
@@ -947,6 +977,163 @@ static int sim_vga_unlock(Hw *hw)
         return sim_begin(hw->userdata, HW_SIM_VGA_UNLOCK, &a);
 }
 
+/* ---- the machine around the device: VTs and backlights -------------------------- */
+
+static int sim_vt_begin(HwSim *sim, HwSimAccessType type, HwSimAccess **ret)
+{
+        int r = sim_begin(sim, type, ret);
+        if (r < 0)
+                return r;
+        return sim->sys.vt_present ? 0 : -ENOENT;
+}
+
+/* A pending switch takes effect after its polls, like the kernel's once the old VT's
+ * owner has let go. */
+static void sim_vt_poll(HwSim *sim)
+{
+        if (sim->vt_pending == 0 || sim->vt_pending_polls == HW_SIM_VT_SWITCH_NEVER)
+                return;
+        if (sim->vt_pending_polls > 0)
+                sim->vt_pending_polls--;
+        if (sim->vt_pending_polls == 0) {
+                sim->sys.vt_active = (uint8_t)sim->vt_pending;
+                sim->vt_pending = 0;
+        }
+}
+
+static int sim_vt_get_active(Hw *hw, unsigned *ret)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r;
+
+        r = sim_vt_begin(sim, HW_SIM_VT_GET_ACTIVE, &a);
+        if (r < 0)
+                return r;
+        sim_vt_poll(sim);
+        if (a)
+                a->value = sim->sys.vt_active;
+        *ret = sim->sys.vt_active;
+        return 0;
+}
+
+static int sim_vt_find_free(Hw *hw, unsigned *ret)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r;
+
+        r = sim_vt_begin(sim, HW_SIM_VT_FIND_FREE, &a);
+        if (r < 0)
+                return r;
+        for (unsigned vt = 1; vt <= HW_VT_MAX; vt++)
+                if (!(sim->sys.vt_open & (UINT64_C(1) << vt))) {
+                        if (a)
+                                a->value = vt;
+                        *ret = vt;
+                        return 0;
+                }
+        return -EBUSY;
+}
+
+static int sim_vt_activate(Hw *hw, unsigned vt)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r;
+
+        r = sim_vt_begin(sim, HW_SIM_VT_ACTIVATE, &a);
+        if (a)
+                a->value = vt;
+        if (r < 0)
+                return r;
+        if (vt < 1 || vt > HW_VT_MAX)
+                return -ENXIO;
+        if (vt == sim->sys.vt_active) {
+                sim->vt_pending = 0; /* a switch to the active VT does nothing */
+                return 0;
+        }
+        sim->vt_pending = vt;
+        sim->vt_pending_polls = sim->vt_switch_polls;
+        if (sim->vt_switch_polls == 0)
+                sim_vt_poll(sim);
+        return 0;
+}
+
+static int sim_backlight_slot(const HwSim *sim, const char *name)
+{
+        for (int i = 0; i < HW_SIM_BACKLIGHT_MAX; i++)
+                if (sim->sys.backlights[i].name[0] && streq(sim->sys.backlights[i].name, name))
+                        return i;
+        return -1;
+}
+
+static int sim_backlight_list(Hw *hw, HwBacklightName *names, size_t max)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        size_t n = 0;
+        int r;
+
+        r = sim_begin(sim, HW_SIM_BACKLIGHT_LIST, &a);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < HW_SIM_BACKLIGHT_MAX; i++) {
+                const char *name = sim->sys.backlights[i].name;
+                if (!hw_backlight_name_is_valid(name))
+                        continue;
+                if (n < max)
+                        memcpy(names[n].name, name, strlen(name) + 1); /* valid: fits */
+                n++;
+        }
+        if (a)
+                a->value = (uint32_t)n;
+        return (int)n;
+}
+
+static int sim_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r, slot;
+
+        r = sim_begin(sim, HW_SIM_BACKLIGHT_READ, &a);
+        slot = sim_backlight_slot(sim, name);
+        if (a)
+                a->reg = (int16_t)slot;
+        if (r < 0)
+                return r;
+        if (slot < 0)
+                return -ENOENT;
+        if (a)
+                a->value = sim->sys.backlights[slot].brightness;
+        *ret_brightness = sim->sys.backlights[slot].brightness;
+        *ret_max = sim->sys.backlights[slot].max;
+        return 0;
+}
+
+static int sim_backlight_write(Hw *hw, const char *name, uint32_t brightness)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r, slot;
+
+        r = sim_begin(sim, HW_SIM_BACKLIGHT_WRITE, &a);
+        slot = sim_backlight_slot(sim, name);
+        if (a) {
+                a->reg = (int16_t)slot;
+                a->value = brightness;
+        }
+        if (r < 0)
+                return r;
+        if (slot < 0)
+                return -ENOENT;
+        if (brightness > sim->sys.backlights[slot].max)
+                return -EINVAL; /* as the kernel answers */
+        sim->sys.backlights[slot].brightness = brightness;
+        return 0;
+}
+
 static void sim_hw_free(Hw *hw)
 {
         hw_sim_unref(hw->userdata);
@@ -967,6 +1154,12 @@ static const HwOps hw_sim_ops = {
         .delay_us = sim_delay_us,
         .vga_lock = sim_vga_lock,
         .vga_unlock = sim_vga_unlock,
+        .vt_get_active = sim_vt_get_active,
+        .vt_find_free = sim_vt_find_free,
+        .vt_activate = sim_vt_activate,
+        .backlight_list = sim_backlight_list,
+        .backlight_read = sim_backlight_read,
+        .backlight_write = sim_backlight_write,
         .free = sim_hw_free,
 };
 
@@ -1063,6 +1256,20 @@ void hw_sim_wake(HwSim *sim)
         sim->feature_control = 0;
         sim->vga_enable = 0x01;
         sim_reset_access_state(sim);
+
+        /* The kernel switched to VT 63 for the suspend and back for the resume. */
+        sim->vt_pending = 0;
+        if (sim->wake_vt >= 1 && sim->wake_vt <= HW_VT_MAX)
+                sim->sys.vt_active = (uint8_t)sim->wake_vt;
+        for (size_t i = 0; i < HW_SIM_BACKLIGHT_MAX; i++) {
+                HwSimBacklight *b = &sim->sys.backlights[i];
+                if (!b->name[0])
+                        continue;
+                if (sim->backlight_wake == HW_SIM_BACKLIGHT_WAKE_MAX)
+                        b->brightness = b->max;
+                else if (sim->backlight_wake == HW_SIM_BACKLIGHT_WAKE_VALUE)
+                        b->brightness = MIN(sim->backlight_wake_value, b->max);
+        }
 }
 
 /* xorshift32: a fixed, seedable pattern generator (never returns to 0 from non-zero). */
@@ -1126,6 +1333,9 @@ int hw_sim_new(const DisplayDevice *d, HwSim **ret_sim, Hw **ret_hw)
 
         sim_cfg_init(sim);
         sim->st.dac_mask = 0xFF;
+        sim->sys.vt_present = 1;
+        sim->sys.vt_active = 1;
+        sim->sys.vt_open = UINT64_C(1) << 1;
         hw_sim_wake(sim);
 
         if (ret_hw) {
@@ -1445,4 +1655,71 @@ int hw_sim_set_rom(HwSim *sim, const void *data, size_t len)
         sim->rom = p;
         sim->rom_size = len;
         return 0;
+}
+
+/* ---- the machine around the device ------------------------------------------------ */
+
+HwSimSystemState *hw_sim_system_state(HwSim *sim)
+{
+        return &sim->sys;
+}
+
+unsigned hw_sim_vt_active(const HwSim *sim)
+{
+        return sim->sys.vt_active;
+}
+
+void hw_sim_set_vt_switch_polls(HwSim *sim, uint32_t polls)
+{
+        sim->vt_switch_polls = polls;
+}
+
+void hw_sim_set_wake_vt(HwSim *sim, unsigned vt)
+{
+        sim->wake_vt = vt;
+}
+
+int hw_sim_add_backlight(HwSim *sim, const char *name, uint32_t brightness, uint32_t max)
+{
+        size_t len;
+
+        if (!name)
+                return -EINVAL;
+        len = strnlen(name, HW_SIM_BACKLIGHT_NAME_SIZE);
+        if (len == 0 || len >= HW_SIM_BACKLIGHT_NAME_SIZE || strchr(name, '/'))
+                return -EINVAL;
+        if (sim_backlight_slot(sim, name) >= 0)
+                return -EEXIST;
+        for (size_t i = 0; i < HW_SIM_BACKLIGHT_MAX; i++) {
+                HwSimBacklight *b = &sim->sys.backlights[i];
+                if (b->name[0])
+                        continue;
+                memcpy(b->name, name, len + 1);
+                b->brightness = brightness;
+                b->max = max;
+                return 0;
+        }
+        return -ENOSPC;
+}
+
+int hw_sim_remove_backlight(HwSim *sim, const char *name)
+{
+        int slot = sim_backlight_slot(sim, name);
+
+        if (slot < 0)
+                return -ENOENT;
+        memset(&sim->sys.backlights[slot], 0, sizeof(HwSimBacklight));
+        return 0;
+}
+
+HwSimBacklight *hw_sim_backlight(HwSim *sim, const char *name)
+{
+        int slot = name ? sim_backlight_slot(sim, name) : -1;
+        return slot < 0 ? NULL : &sim->sys.backlights[slot];
+}
+
+void hw_sim_set_backlight_wake(HwSim *sim, HwSimBacklightWake mode, uint32_t value)
+{
+        sim->backlight_wake = mode;
+        sim->backlight_wake_value = value;
 }

@@ -23,6 +23,9 @@
  *   - Bochs dispi (only for vendor 0x1234 device 0x1111): index 0x1CE, data 0x1CF, 16-bit
  *     accesses; while enable (index 4) bit 0 is set the 0xA0000 window reaches a separate
  *     linear frame buffer, not the planes.
+ *   - The machine around the device (HwSimSystemState): virtual terminals (which one is
+ *     active, which are held open, how long a switch takes) and backlight class devices
+ *     (name, brightness, max_brightness). Their ops are logged like hardware accesses.
  *
  * Ownership: HwSim is reference counted. hw_sim_new() returns the simulator and, if asked,
  * a first Hw handle; each Hw handle holds a reference, so hw_free() on the handle and
@@ -84,6 +87,12 @@ typedef enum HwSimAccessType {
         HW_SIM_VGA_LOCK,
         HW_SIM_VGA_UNLOCK,
         HW_SIM_DELAY, /* logged for ordering, but not a hardware access */
+        HW_SIM_VT_GET_ACTIVE, /* value: the active VT returned */
+        HW_SIM_VT_FIND_FREE,  /* value: the free VT returned */
+        HW_SIM_VT_ACTIVATE,   /* value: the VT asked for */
+        HW_SIM_BACKLIGHT_LIST,
+        HW_SIM_BACKLIGHT_READ,  /* reg: backlight slot (-1 none); value: brightness */
+        HW_SIM_BACKLIGHT_WRITE, /* reg: backlight slot (-1 none); value: brightness written */
         _HW_SIM_ACCESS_TYPE_MAX,
 } HwSimAccessType;
 
@@ -101,7 +110,28 @@ typedef struct HwSimAccess {
         int16_t reg;     /* register index a data-port access reaches (SR/CR/GR/AR/DAC/dispi), else -1 */
         uint8_t msr, sr00, sr01, cr11, ar_index;
         bool ar_flipflop_data; /* the next 0x3C0 write goes to the data register */
+        bool display_live;     /* hw_sim_display_live() just before the access */
 } HwSimAccess;
+
+/* The machine around the device: virtual terminals and backlights. Kept outside
+ * HwSimVgaState (whose layout a file format depends on); fixed-size fields only, so that
+ * hw-sim-file.c can store it as it is. Tests may change it through hw_sim_system_state();
+ * such changes are not logged. */
+#define HW_SIM_BACKLIGHT_MAX 16
+#define HW_SIM_BACKLIGHT_NAME_SIZE 128 /* longer than valid names, to test the filters */
+
+typedef struct HwSimBacklight {
+        char name[HW_SIM_BACKLIGHT_NAME_SIZE]; /* "" = unused slot */
+        uint32_t brightness, max;
+} HwSimBacklight;
+
+typedef struct HwSimSystemState {
+        uint8_t vt_present; /* 0: no VT subsystem (serial-only): every VT op fails with -ENOENT */
+        uint8_t vt_active;  /* 1..63 */
+        uint8_t reserved[6];
+        uint64_t vt_open; /* bit n set: VT n is held open (a getty, X): VT_OPENQRY skips it */
+        HwSimBacklight backlights[HW_SIM_BACKLIGHT_MAX];
+} HwSimSystemState;
 
 /* Creates a simulator for device d (copied; NULL = QEMU std VGA 1234:1111 at 0000:00:02.0,
  * class 0x030000, boot VGA, verdict firmware). The VGA starts in the post-wake state
@@ -126,7 +156,9 @@ HwSimVgaState *hw_sim_state(HwSim *sim);
 
 /* QEMU-like S3 wake: MSR 0xC3, SR/CR/GR/AR and their indexes zeroed, PAS clear (display
  * off), flip-flop, DAC indexes and latches reset, dispi registers zeroed (but the ID).
- * Planes, palette and DAC mask are kept. Not logged. */
+ * Planes, palette and DAC mask are kept. The machine around it: the VT the kernel's
+ * suspend/resume switch (VT 63 and back) leaves active (see hw_sim_set_wake_vt()), a pending
+ * VT switch dropped, backlights as hw_sim_set_backlight_wake() says. Not logged. */
 void hw_sim_wake(HwSim *sim);
 /* hw_sim_wake() and, like real hardware that loses video memory, planes and palette are
  * overwritten with garbage (a fixed pseudo-random pattern). */
@@ -207,3 +239,33 @@ void hw_sim_set_mmio_hook(HwSim *sim, HwSimMmioHook hook, void *userdata);
 
 /* Option ROM contents (copied); without one, rom_read fails with -ENOENT. */
 int hw_sim_set_rom(HwSim *sim, const void *data, size_t len);
+
+/* ---- the machine around the device: VTs and backlights ---- */
+
+/* Defaults: VTs present, VT 1 active and held open, every other VT free; no backlights. */
+HwSimSystemState *hw_sim_system_state(HwSim *sim);
+unsigned hw_sim_vt_active(const HwSim *sim);
+
+/* How many vt_get_active polls after a vt_activate the switch takes effect (default 0: at
+ * once). HW_SIM_VT_SWITCH_NEVER: never, like a VT whose owner does not let go. */
+#define HW_SIM_VT_SWITCH_NEVER UINT32_MAX
+void hw_sim_set_vt_switch_polls(HwSim *sim, uint32_t polls);
+
+/* The VT active after hw_sim_wake(): 0 (default) = the one active before, as the kernel's
+ * resume switch back from VT 63 leaves it; else that VT (63: the switch back did not happen). */
+void hw_sim_set_wake_vt(HwSim *sim, unsigned vt);
+
+/* Adds a backlight (name: 1..127 bytes, no '/'; not checked against the valid-name rules, so
+ * tests can offer names the listing must skip). -EINVAL, -EEXIST, -ENOSPC. */
+int hw_sim_add_backlight(HwSim *sim, const char *name, uint32_t brightness, uint32_t max);
+int hw_sim_remove_backlight(HwSim *sim, const char *name);
+/* The backlight called name, for direct (unlogged) reads and changes; NULL if none. */
+HwSimBacklight *hw_sim_backlight(HwSim *sim, const char *name);
+
+/* What hw_sim_wake() does to every backlight's brightness. */
+typedef enum HwSimBacklightWake {
+        HW_SIM_BACKLIGHT_WAKE_KEEP,  /* unchanged (default) */
+        HW_SIM_BACKLIGHT_WAKE_MAX,   /* full brightness, as many firmwares leave it */
+        HW_SIM_BACKLIGHT_WAKE_VALUE, /* the given value (clamped to max) */
+} HwSimBacklightWake;
+void hw_sim_set_backlight_wake(HwSim *sim, HwSimBacklightWake mode, uint32_t value);

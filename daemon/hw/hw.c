@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Backend-independent entry points of the hardware interface: argument checks and
  * dispatch to the backend's ops. Every hardware access in umsrestore passes here. */
-#include "hw/hw.h"
+#include <time.h>
+
+#include "hw/hw-system.h"
 
 Hw *hw_free(Hw *hw)
 {
@@ -116,4 +118,147 @@ int hw_vga_unlock(Hw *hw)
         if (!hw)
                 return -EINVAL;
         return hw->ops->vga_unlock ? hw->ops->vga_unlock(hw) : 0;
+}
+
+/* VT and backlight ops: the backend's if it has one, else the real system's. */
+#define HW_SYSTEM_CALL(hw, op, ...)                                                                          \
+        ((hw)->ops->op ? (hw)->ops->op((hw), __VA_ARGS__) : hw_system_##op((hw), __VA_ARGS__))
+
+static bool vt_valid(unsigned vt)
+{
+        return vt >= 1 && vt <= HW_VT_MAX;
+}
+
+int hw_vt_get_active(Hw *hw, unsigned *ret_vt)
+{
+        unsigned vt = 0;
+        int r;
+
+        if (!hw || !ret_vt)
+                return -EINVAL;
+        r = HW_SYSTEM_CALL(hw, vt_get_active, &vt);
+        if (r < 0)
+                return r;
+        if (!vt_valid(vt))
+                return -EIO;
+        *ret_vt = vt;
+        return 0;
+}
+
+int hw_vt_find_free(Hw *hw, unsigned *ret_vt)
+{
+        unsigned vt = 0;
+        int r;
+
+        if (!hw || !ret_vt)
+                return -EINVAL;
+        r = HW_SYSTEM_CALL(hw, vt_find_free, &vt);
+        if (r < 0)
+                return r;
+        if (!vt_valid(vt))
+                return -EBUSY;
+        *ret_vt = vt;
+        return 0;
+}
+
+static uint64_t monotonic_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int hw_vt_switch(Hw *hw, unsigned vt, uint64_t timeout_usec)
+{
+        uint64_t start, waited = 0;
+        unsigned active;
+        int r;
+
+        if (!hw || !vt_valid(vt))
+                return -EINVAL;
+        r = HW_SYSTEM_CALL(hw, vt_activate, vt);
+        if (r < 0)
+                return r;
+
+        /* Bounded twice: by the delays asked for (what a simulated backend counts) and by
+         * the clock (in case a backend's delay does not sleep or an ioctl is slow). */
+        start = monotonic_usec();
+        for (;;) {
+                r = hw_vt_get_active(hw, &active);
+                if (r < 0)
+                        return r;
+                if (active == vt)
+                        return 0;
+                if (waited >= timeout_usec || monotonic_usec() - start >= timeout_usec)
+                        return -ETIMEDOUT;
+                hw_delay_us(hw, HW_VT_POLL_USEC);
+                waited += HW_VT_POLL_USEC;
+        }
+}
+
+bool hw_backlight_name_is_valid(const char *name)
+{
+        size_t len;
+
+        if (!name)
+                return false;
+        len = strnlen(name, HW_BACKLIGHT_NAME_MAX + 1);
+        if (len == 0 || len > HW_BACKLIGHT_NAME_MAX)
+                return false;
+        if (streq(name, ".") || streq(name, ".."))
+                return false;
+        for (size_t i = 0; i < len; i++) {
+                char c = name[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == ':' || c == '-'))
+                        return false;
+        }
+        return true;
+}
+
+static int backlight_name_compare(const void *a, const void *b)
+{
+        return strcmp(((const HwBacklightName *)a)->name, ((const HwBacklightName *)b)->name);
+}
+
+int hw_backlight_list(Hw *hw, HwBacklightName *names, size_t max)
+{
+        size_t filled;
+        int r;
+
+        if (!hw || (!names && max > 0))
+                return -EINVAL;
+        r = HW_SYSTEM_CALL(hw, backlight_list, names, max);
+        if (r < 0)
+                return r;
+        filled = MIN((size_t)r, max);
+        for (size_t i = 0; i < filled; i++)
+                if (!hw_backlight_name_is_valid(names[i].name))
+                        return -EBADMSG; /* a backend broke its contract: never build a path from it */
+        if (filled > 1)
+                qsort(names, filled, sizeof(HwBacklightName), backlight_name_compare);
+        return r;
+}
+
+int hw_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max)
+{
+        uint32_t brightness = 0, max = 0;
+        int r;
+
+        if (!hw || !ret_brightness || !ret_max || !hw_backlight_name_is_valid(name))
+                return -EINVAL;
+        r = HW_SYSTEM_CALL(hw, backlight_read, name, &brightness, &max);
+        if (r < 0)
+                return r;
+        *ret_brightness = brightness;
+        *ret_max = max;
+        return 0;
+}
+
+int hw_backlight_write(Hw *hw, const char *name, uint32_t brightness)
+{
+        if (!hw || !hw_backlight_name_is_valid(name))
+                return -EINVAL;
+        return HW_SYSTEM_CALL(hw, backlight_write, name, brightness);
 }

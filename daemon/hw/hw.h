@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The hardware access interface: the only way any umsrestore code reaches a device.
- * Backends: libpciaccess (hw-pciaccess.c) and the simulated VGA (hw-sim.c) for tests. */
+/* The hardware access interface: the only way any umsrestore code reaches a device, the
+ * virtual terminals or the backlights. Backends: libpciaccess (hw-pciaccess.c) and the
+ * simulated VGA (hw-sim.c) for tests; hw-system.c serves VTs and backlights for a backend
+ * that leaves those ops NULL. */
 #pragma once
 
 #include "devices.h"
@@ -9,6 +11,20 @@
 /* The legacy VGA memory window: 0xA0000-0xBFFFF, offsets below are relative to 0xA0000. */
 #define HW_VGA_MEM_BASE 0xA0000u
 #define HW_VGA_MEM_SIZE 0x20000u
+
+/* Virtual terminals are numbered 1..HW_VT_MAX (the kernel's MAX_NR_CONSOLES). */
+#define HW_VT_MAX 63u
+/* hw_vt_switch(): how long to wait for a switch at most, and how often to look. */
+#define HW_VT_SWITCH_TIMEOUT_USEC (3u * 1000u * 1000u)
+#define HW_VT_POLL_USEC 5000u
+
+/* Backlight class devices, /sys/class/backlight/NAME. Only names of 1..HW_BACKLIGHT_NAME_MAX
+ * characters from [A-Za-z0-9._:-], other than "." and "..", are ever listed or reached. */
+#define HW_BACKLIGHT_NAME_MAX 64u
+
+typedef struct HwBacklightName {
+        char name[HW_BACKLIGHT_NAME_MAX + 1];
+} HwBacklightName;
 
 typedef struct Hw Hw;
 
@@ -39,6 +55,22 @@ typedef struct HwOps {
         /* VGA arbiter: route legacy I/O + memory to this device (no-op with one GPU). */
         int (*vga_lock)(Hw *hw);
         int (*vga_unlock)(Hw *hw);
+
+        /* Virtual terminals and backlights belong to the machine, not to the device: a NULL
+         * op means the real system's (hw-system.c), so a backend sets these only to fake them.
+         * vt_get_active: the active VT (VT_GETSTATE); -ENOENT or -ENOTTY when there are no VTs.
+         * vt_find_free: the first VT nobody holds open (VT_OPENQRY); -EBUSY if there is none.
+         * vt_activate: asks for a switch (VT_ACTIVATE) and returns without waiting for it. */
+        int (*vt_get_active)(Hw *hw, unsigned *ret);
+        int (*vt_find_free)(Hw *hw, unsigned *ret);
+        int (*vt_activate)(Hw *hw, unsigned vt);
+        /* backlight_list: fills up to max entries of names with valid names (any order) and
+         * returns how many valid names there are (which may be more than max); 0 when the
+         * machine has no backlight class. backlight_read/write: brightness and max_brightness
+         * of one; -ENOENT if it does not exist. */
+        int (*backlight_list)(Hw *hw, HwBacklightName *names, size_t max);
+        int (*backlight_read)(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max);
+        int (*backlight_write)(Hw *hw, const char *name, uint32_t brightness);
 
         void (*free)(Hw *hw);
 } HwOps;
@@ -71,6 +103,24 @@ int hw_rom_read(Hw *hw, void *buf, size_t len);
 void hw_delay_us(Hw *hw, unsigned usec);
 int hw_vga_lock(Hw *hw);
 int hw_vga_unlock(Hw *hw);
+
+/* The active VT and the first free one (1..HW_VT_MAX). -ENOENT or -ENOTTY: no VT subsystem
+ * (a serial-only machine, CONFIG_VT off); -EBUSY (find_free): every VT is held open. */
+int hw_vt_get_active(Hw *hw, unsigned *ret_vt);
+int hw_vt_find_free(Hw *hw, unsigned *ret_vt);
+/* Asks for a switch to vt, then polls the active VT every HW_VT_POLL_USEC until it is vt.
+ * Never waits longer than timeout_usec (-ETIMEDOUT): an unbounded VT_WAITACTIVE could hang
+ * a suspend on a VT whose owner does not let go. */
+int hw_vt_switch(Hw *hw, unsigned vt, uint64_t timeout_usec);
+
+/* Whether name may be a backlight's (see HW_BACKLIGHT_NAME_MAX). */
+bool hw_backlight_name_is_valid(const char *name);
+/* Fills names[0..MIN(count, max)) sorted by name and returns count, the number of valid
+ * backlight names on the machine (names may be NULL when max is 0). */
+int hw_backlight_list(Hw *hw, HwBacklightName *names, size_t max);
+/* -EINVAL for an invalid name, without any access. */
+int hw_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max);
+int hw_backlight_write(Hw *hw, const char *name, uint32_t brightness);
 
 /* Opens a Hw for a device; the engine takes one of these so tests can substitute the
  * simulated backend or one that fails on any access. */

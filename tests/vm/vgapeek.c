@@ -91,7 +91,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "usage: vgapeek [--mem]\n");
                 return 2;
         }
-        if (ioperm(0x3B0, 0x30, 1) < 0 || ioperm(DISPI_INDEX, 2, 1) < 0) {
+        if (ioperm(0x3B0, 0x30, 1) < 0 || ioperm(DISPI_INDEX, 3, 1) < 0) { /* 16-bit data at 0x1CF-0x1D0 */
                 fprintf(stderr, "vgapeek: ioperm: %s\n", strerror(errno));
                 return 1;
         }
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
         outw(saved_dispi, DISPI_INDEX);
 
         if (want_mem) {
-                uint64_t h;
+                uint64_t h = 0;
                 int r = hash_window(&h);
                 if (r < 0)
                         printf(" mem=error:%s", strerror(-r));

@@ -138,18 +138,13 @@ def fetch_kernel(cache=None):
         t_dl = time.monotonic() - t_dl
         t_x = time.monotonic()
         deb = os.path.join(tmp, debs[0])
-        p = _run(['dpkg-deb', '-x', deb, os.path.join(tmp, 'root')], 600)
+        p = _run(['dpkg-deb', '-x', deb, tmp], 600)
         if p.returncode != 0:
             raise VmError(f'dpkg-deb -x {deb} failed:\n{p.stdout}')
         t_x = time.monotonic() - t_x
         os.unlink(deb)
         shutil.rmtree(dest, ignore_errors=True)
         os.rename(tmp, dest)
-        k = Kernel(os.path.join(dest, 'root'), release, pkg)
-        # The kernel tree is under root/: move it up so ready and the tree sit together.
-        for name in os.listdir(k.root):
-            os.rename(os.path.join(k.root, name), os.path.join(dest, name))
-        os.rmdir(k.root)
         k = Kernel(dest, release, pkg)
         if not os.path.exists(k.vmlinuz):
             raise VmError(f'{pkg} has no {k.vmlinuz}')
@@ -245,7 +240,9 @@ class Cpio:
             self._entry('/'.join(parts[:i]), 0o040755)
 
     def file(self, path, data, mode=0o755):
-        self.dir(os.path.dirname(path.strip('/')) or '.') if os.path.dirname(path.strip('/')) else None
+        parent = os.path.dirname(path.strip('/'))
+        if parent:
+            self.dir(parent)
         self._entry(path, 0o100000 | mode, data)
 
     def symlink(self, path, target):
@@ -389,7 +386,7 @@ class Machine:
                     raise
                 log(f'QEMU start failed ({e}); retrying once')
         t0 = time.monotonic()
-        self.wait_serial(re.compile(r'@@READY@@'), deadline.bound(boot_timeout), 0, what='the guest init')
+        self.wait_serial(re.compile(r'@@READY@@[^\n]*\n'), deadline.bound(boot_timeout), 0, what='the guest init')
         self.boot_s = time.monotonic() - self.t_launch
         log(f'guest ready {self.boot_s:.1f} s after QEMU start')
         return self
