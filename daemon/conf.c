@@ -64,7 +64,9 @@ _Static_assert((size_t)_DEVICE_KEY_MAX <= KEYS_MAX, "key_lines too small");
 
 static const char *const section_words[] = { "General", "Device" };
 
-static const char *const level_names[] = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
+static const char *const level_names[] = {
+        "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+};
 
 static const Config config_defaults = {
         .console_switch = true,
@@ -96,10 +98,10 @@ typedef struct ParseContext {
         char *error;         /* its message, without "NAME:LINE: " */
 
         SectionKind section;
-        char section_name[64]; /* as inih reports it (inih keeps at most 50 bytes) */
-        size_t device;         /* SECTION_DEVICE: index in config->devices */
+        char section_name[64];        /* as inih reports it (inih keeps at most 50 bytes) */
+        size_t device;                /* SECTION_DEVICE: index in config->devices */
         unsigned key_lines[KEYS_MAX]; /* line where each key of the section was set, 0 = not yet */
-        unsigned general_line; /* where [General] was opened in this file, 0 if not yet */
+        unsigned general_line;        /* where [General] was opened in this file, 0 if not yet */
         OpenedDevice *opened;
         size_t n_opened;
 } ParseContext;
@@ -286,8 +288,8 @@ static int device_match_parse(const char *s, size_t n, DeviceMatch *ret)
                 s += 5;
                 n -= 5;
         }
-        if (n != 7 || !is_hex_run(s, 2) || s[2] != ':' || !is_hex_run(s + 3, 2) || s[5] != '.' || s[6] < '0' ||
-            s[6] > '7')
+        if (n != 7 || !is_hex_run(s, 2) || s[2] != ':' || !is_hex_run(s + 3, 2) || s[5] != '.' ||
+            s[6] < '0' || s[6] > '7')
                 return -EINVAL;
         m.bus = (uint8_t)hex_value(s, 2);
         m.dev = (uint8_t)hex_value(s + 3, 2);
@@ -318,12 +320,14 @@ static const char *device_match_problem(const char *s, size_t n)
 
 static const char *device_match_expected(const char *s, size_t n)
 {
-        return looks_like_slot(s, n) ? "expected 0000:00:02.0 or 00:02.0" : "expected vendor:device, e.g. 8086:27ae";
+        return looks_like_slot(s, n) ? "expected 0000:00:02.0 or 00:02.0"
+                                     : "expected vendor:device, e.g. 8086:27ae";
 }
 
 /* short_slot: "00:02.0" for domain 0 (lists use it so that a printed line is never longer
  * than the line it was parsed from). */
-static void device_match_format(const DeviceMatch *m, bool short_slot, char buf[static DEVICE_MATCH_STRING_MAX])
+static void device_match_format(const DeviceMatch *m, bool short_slot,
+                                char buf[static DEVICE_MATCH_STRING_MAX])
 {
         if (m->by_id)
                 snprintf(buf, DEVICE_MATCH_STRING_MAX, "%04x:%04x", m->vendor_id, m->device_id);
@@ -395,20 +399,23 @@ static void unknown_method_error(ParseContext *ctx, const char *word, size_t n)
         const char *suggestion;
 
         if (memchr(word, ',', n)) {
-                ctx_error(ctx, ctx->line, "unknown method '%.*s' (separate method names with spaces)", (int)n, word);
+                ctx_error(ctx, ctx->line, "unknown method '%.*s' (separate method names with spaces)",
+                          (int)n, word);
                 return;
         }
         for (size_t i = 0; i < n_names; i++)
                 names[i] = method_table[i] ? method_table[i]->name : NULL;
         suggestion = closest_name(word, n, names, n_names);
         if (suggestion) {
-                ctx_error(ctx, ctx->line, "unknown method '%.*s' (did you mean '%s'?)", (int)n, word, suggestion);
+                ctx_error(ctx, ctx->line, "unknown method '%.*s' (did you mean '%s'?)", (int)n, word,
+                          suggestion);
                 return;
         }
         known[0] = '\0';
         for (size_t i = 0; i < n_names && len < sizeof(known); i++)
                 if (names[i])
-                        len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "", names[i]);
+                        len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
+                                                names[i]);
         ctx_error(ctx, ctx->line, "unknown method '%.*s' (known methods: %s)", (int)n, word, known);
 }
 
@@ -428,11 +435,13 @@ static int parse_method_list(ParseContext *ctx, const char *key, const char *val
                 }
                 for (size_t i = 0; i < n; i++)
                         if (list[i] == ops->name) {
-                                ctx_error(ctx, ctx->line, "method '%s' is listed twice in %s=", ops->name, key);
+                                ctx_error(ctx, ctx->line, "method '%s' is listed twice in %s=", ops->name,
+                                          key);
                                 return -EINVAL;
                         }
                 if (n >= ELEMENTSOF(list)) {
-                        ctx_error(ctx, ctx->line, "too many methods in %s= (at most %zu)", key, ELEMENTSOF(list));
+                        ctx_error(ctx, ctx->line, "too many methods in %s= (at most %zu)", key,
+                                  ELEMENTSOF(list));
                         return -EINVAL;
                 }
                 list[n++] = ops->name;
@@ -455,8 +464,8 @@ static int parse_device_list(ParseContext *ctx, const char *key, const char *val
                 DeviceMatch m, *grown;
 
                 if (device_match_parse(word, len, &m) < 0) {
-                        ctx_error(ctx, ctx->line, "%s '%.*s' in %s= (%s)", device_match_problem(word, len), (int)len,
-                                  word, key, device_match_expected(word, len));
+                        ctx_error(ctx, ctx->line, "%s '%.*s' in %s= (%s)", device_match_problem(word, len),
+                                  (int)len, word, key, device_match_expected(word, len));
                         return -EINVAL;
                 }
                 grown = reallocarray(l, n + 1, sizeof(*l));
@@ -478,8 +487,9 @@ static int parse_bool_key(ParseContext *ctx, const char *key, const char *value)
         int b = parse_boolean(value);
 
         if (b < 0)
-                ctx_error(ctx, ctx->line, "invalid boolean '%s' for %s= (use yes/no, true/false, on/off or 1/0)",
-                          value, key);
+                ctx_error(ctx, ctx->line,
+                          "invalid boolean '%s' for %s= (use yes/no, true/false, on/off or 1/0)", value,
+                          key);
         return b;
 }
 
@@ -523,14 +533,15 @@ static int section_key(ParseContext *ctx, const char *key, const char *const *ke
         }
         suggestion = closest_name(key, strlen(key), keys, n_keys);
         if (suggestion) {
-                ctx_error(ctx, ctx->line, "unknown key '%s' in [%s] (did you mean '%s'?)", key, ctx->section_name,
-                          suggestion);
+                ctx_error(ctx, ctx->line, "unknown key '%s' in [%s] (did you mean '%s'?)", key,
+                          ctx->section_name, suggestion);
                 return -1;
         }
         known[0] = '\0';
         for (size_t i = 0; i < n_keys && len < sizeof(known); i++)
                 len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "", keys[i]);
-        ctx_error(ctx, ctx->line, "unknown key '%s' in [%s] (known keys: %s)", key, ctx->section_name, known);
+        ctx_error(ctx, ctx->line, "unknown key '%s' in [%s] (known keys: %s)", key, ctx->section_name,
+                  known);
         return -1;
 }
 
@@ -564,11 +575,14 @@ static void general_set(ParseContext *ctx, GeneralKey k, const char *value)
                 }
                 r = parse_seconds(value, &usec);
                 if (r == -EINVAL) {
-                        ctx_error(ctx, ctx->line, "invalid number '%s' for %s= (seconds, e.g. 5 or 2.5)", value, key);
+                        ctx_error(ctx, ctx->line, "invalid number '%s' for %s= (seconds, e.g. 5 or 2.5)",
+                                  value, key);
                         return;
                 }
-                if (r < 0 || (usec != 0 && (usec < CONFIG_DEADLINE_MIN_USEC || usec > CONFIG_DEADLINE_MAX_USEC))) {
-                        ctx_error(ctx, ctx->line, "%s=%s is out of range (0, or 0.1 to 60 seconds)", key, value);
+                if (r < 0 ||
+                    (usec != 0 && (usec < CONFIG_DEADLINE_MIN_USEC || usec > CONFIG_DEADLINE_MAX_USEC))) {
+                        ctx_error(ctx, ctx->line, "%s=%s is out of range (0, or 0.1 to 60 seconds)", key,
+                                  value);
                         return;
                 }
                 c->save_deadline_usec = usec;
@@ -583,8 +597,8 @@ static void general_set(ParseContext *ctx, GeneralKey k, const char *value)
                 r = reset ? config_defaults.log_level : log_level_from_string(value);
                 if (r < 0) {
                         ctx_error(ctx, ctx->line,
-                                  "invalid log level '%s' for %s= (use debug, info, notice, warning or err)", value,
-                                  key);
+                                  "invalid log level '%s' for %s= (use debug, info, notice, warning or err)",
+                                  value, key);
                         return;
                 }
                 c->log_level = r;
@@ -623,8 +637,8 @@ static int config_handler(void *userdata, const char *section, const char *key, 
         if (ctx->error_line || ctx->oom)
                 return 1;
         if (ctx->section == SECTION_NONE) {
-                ctx_error(ctx, ctx->line, "'%s=' is outside of any section (put it under [General] or [Device ...])",
-                          key);
+                ctx_error(ctx, ctx->line,
+                          "'%s=' is outside of any section (put it under [General] or [Device ...])", key);
                 return 1;
         }
         if (!streq(section, ctx->section_name)) {
@@ -670,7 +684,8 @@ static void open_device_section(ParseContext *ctx, const char *id, size_t n)
         size_t index;
 
         if (n == 0) {
-                ctx_error(ctx, ctx->line, "section [%s] needs a device: [Device 0000:00:02.0] or [Device 8086:27ae]",
+                ctx_error(ctx, ctx->line,
+                          "section [%s] needs a device: [Device 0000:00:02.0] or [Device 8086:27ae]",
                           ctx->section_name);
                 return;
         }
@@ -685,7 +700,8 @@ static void open_device_section(ParseContext *ctx, const char *id, size_t n)
         }
         for (size_t i = 0; i < ctx->n_opened; i++)
                 if (ctx->opened[i].index == index) {
-                        ctx_error(ctx, ctx->line, "duplicate section [%s] (this device already has a section at line %u)",
+                        ctx_error(ctx, ctx->line,
+                                  "duplicate section [%s] (this device already has a section at line %u)",
                                   ctx->section_name, ctx->opened[i].line);
                         return;
                 }
@@ -712,7 +728,8 @@ static void open_section(ParseContext *ctx, const char *name)
 
         if (streq(name, "General")) {
                 if (ctx->general_line) {
-                        ctx_error(ctx, ctx->line, "duplicate section [General] (first at line %u)", ctx->general_line);
+                        ctx_error(ctx, ctx->line, "duplicate section [General] (first at line %u)",
+                                  ctx->general_line);
                         return;
                 }
                 ctx->general_line = ctx->line;
@@ -734,8 +751,8 @@ static void open_section(ParseContext *ctx, const char *name)
         else if (suggestion)
                 ctx_error(ctx, ctx->line, "unknown section [%s] (did you mean [Device%s]?)", name, rest);
         else
-                ctx_error(ctx, ctx->line, "unknown section [%s] (expected [General] or [Device SLOT|VENDOR:DEVICE])",
-                          name);
+                ctx_error(ctx, ctx->line,
+                          "unknown section [%s] (expected [General] or [Device SLOT|VENDOR:DEVICE])", name);
 }
 
 typedef struct SectionProbe {
@@ -875,12 +892,14 @@ int config_parse_string(const char *text, const char *name, Config *c, char **re
         else if (line > 0 && (!ctx.error_line || (unsigned)line <= ctx.error_line)) {
                 bad = text_line(text, (unsigned)line, &len);
                 if (bad[0] == '[')
-                        r = set_error(ret_error, -EINVAL, "%s:%d: invalid section header '%.*s%s' (expected [Name])",
-                                      name, line, (int)MIN(len, QUOTE_MAX), bad, len > QUOTE_MAX ? "..." : "");
-                else
                         r = set_error(ret_error, -EINVAL,
-                                      "%s:%d: expected 'Key=Value', a [Section] header or a comment, got '%.*s%s'",
-                                      name, line, (int)MIN(len, QUOTE_MAX), bad, len > QUOTE_MAX ? "..." : "");
+                                      "%s:%d: invalid section header '%.*s%s' (expected [Name])", name, line,
+                                      (int)MIN(len, QUOTE_MAX), bad, len > QUOTE_MAX ? "..." : "");
+                else
+                        r = set_error(
+                                ret_error, -EINVAL,
+                                "%s:%d: expected 'Key=Value', a [Section] header or a comment, got '%.*s%s'",
+                                name, line, (int)MIN(len, QUOTE_MAX), bad, len > QUOTE_MAX ? "..." : "");
         } else if (ctx.error_line)
                 r = set_error(ret_error, -EINVAL, "%s:%u: %s", name, ctx.error_line, ctx.error);
         else if (line < 0)
@@ -1024,7 +1043,8 @@ static int dropin_list_add_dir(DropInList *l, const char *dir, char **ret_error)
                 if (!de) {
                         if (errno != 0) {
                                 r = negative_errno();
-                                r = set_error(ret_error, r, "%s: cannot read directory: %s", dir, STRERROR(r));
+                                r = set_error(ret_error, r, "%s: cannot read directory: %s", dir,
+                                              STRERROR(r));
                         }
                         break;
                 }
@@ -1226,8 +1246,8 @@ int config_format(const Config *c, Buffer *out)
                 r = format_methods(out, general_keys[GENERAL_METHODS], c->methods, c->n_methods);
         if (r >= 0)
                 r = buffer_printf(out, "%s=%s\n%s=%s\n%s=%s\n", general_keys[GENERAL_CONSOLE_SWITCH],
-                                  yes_no(c->console_switch), general_keys[GENERAL_VBE_POST], yes_no(c->vbe_post),
-                                  general_keys[GENERAL_SAVE_DEADLINE], deadline);
+                                  yes_no(c->console_switch), general_keys[GENERAL_VBE_POST],
+                                  yes_no(c->vbe_post), general_keys[GENERAL_SAVE_DEADLINE], deadline);
         if (r >= 0)
                 r = format_device_list(out, general_keys[GENERAL_INCLUDE], c->include, c->n_include);
         if (r >= 0)

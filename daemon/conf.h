@@ -25,8 +25,8 @@ typedef struct DeviceMatch {
 /* A [Device X] section, merged over all files. */
 typedef struct ConfigDevice {
         DeviceMatch match;
-        int manage;       /* Manage=: -1 not set, 0 no, 1 yes */
-        size_t n_methods; /* Methods=: 0 = not set, use [General] Methods= */
+        int manage;                              /* Manage=: -1 not set, 0 no, 1 yes */
+        size_t n_methods;                        /* Methods=: 0 = not set, use [General] Methods= */
         const char *methods[CONFIG_METHODS_MAX]; /* static names from method_table */
 } ConfigDevice;
 
@@ -76,7 +76,7 @@ int config_load(const char *root, const char *explicit_path, Config **ret, char 
  * section, then of a [Device VENDOR:DEVICE] section; then Include= if it is set. */
 bool config_device_managed(const Config *c, const DisplayDevice *d);
 
-/* The configured method names for d in plan order: Methods= of its [Device SLOT] section,
+/* The configured method names for d, as written: Methods= of its [Device SLOT] section,
  * else of its [Device VENDOR:DEVICE] section, else [General] Methods=. Stores at most max
  * names in ret and returns how many; 0 means "the built-in defaults". */
 size_t config_device_methods(const Config *c, const DisplayDevice *d, const char **ret, size_t max);
