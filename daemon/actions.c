@@ -6,6 +6,7 @@
 
 #include "actions.h"
 #include "engine.h"
+#include "conf.h"
 #include "exit-codes.h"
 #include "hw/hw-sim.h"
 #include "hw/hw-sim-file.h"
@@ -17,33 +18,57 @@
 
 #define LOCK_TIMEOUT_USEC (10u * 1000u * 1000u)
 
-static int not_available(const char *what)
-{
-        log_error("%s is not available in this version of umsrestore yet; nothing was done.", what);
-        return UMS_EXIT_UNAVAILABLE;
-}
-
 static bool root_is_real(const char *root)
 {
         return !root || !root[0] || streq(root, "/");
 }
 
-/* Engine configuration for the CLI: the real machine, or a fake tree under --root. */
-static int config_for_args(const ActionArgs *a, EngineConfig *c, char **ret_state_dir)
+/* What every action sets up: the engine configuration for the real machine or a fake
+ * tree under --root, and umsrestore.conf. */
+typedef struct CliSetup {
+        EngineConfig engine;
+        char *state_dir;
+        Config *config;
+} CliSetup;
+
+static void cli_setup_done(CliSetup *s)
 {
+        s->state_dir = mfree(s->state_dir);
+        s->config = config_free(s->config);
+}
+
+/* Returns 0, or the exit code to leave with (after logging why). */
+static int cli_setup(const ActionArgs *a, CliSetup *s)
+{
+        _cleanup_free_ char *error = NULL;
+        EngineConfig *c = &s->engine;
+        int r;
+
         engine_config_default(c);
         c->only_device = a->device;
         c->console_switch = !a->no_console_switch;
-        *ret_state_dir = NULL;
         if (!root_is_real(a->root)) {
-                if (asprintf(ret_state_dir, "%s/run/umsrestore", a->root) < 0)
-                        return -ENOMEM;
+                if (asprintf(&s->state_dir, "%s/run/umsrestore", a->root) < 0)
+                        return log_error_errno(-ENOMEM, "Out of memory."), UMS_EXIT_FAILURE;
                 c->root = a->root;
                 c->pci_source = pci_source_sysfs;
                 c->classify_env = classify_env_default(a->root);
-                c->state_dir = *ret_state_dir;
+                c->state_dir = s->state_dir;
                 c->state_uid = geteuid();
         }
+
+        r = config_load(a->root, a->config_file, &s->config, &error);
+        if (r < 0) {
+                if (error)
+                        log_error("%s", error);
+                else
+                        log_error_errno(r, "Failed to read the configuration: %s", STRERROR(r));
+                log_error("Fix the configuration (see umsrestore.conf(5)); 'umsrestored --check-config' checks it.");
+                return UMS_EXIT_CONFIG;
+        }
+        c->config = s->config;
+        if (!a->log_level_set)
+                log_set_max_level(s->config->log_level);
         return 0;
 }
 
@@ -65,16 +90,17 @@ static void plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf,
 int action_status(const ActionArgs *a)
 {
         _cleanup_(device_list_freep) DeviceList *l = NULL;
-        _cleanup_free_ char *state_dir = NULL;
         char blocker_buf[256], console[128];
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
         const char *blocker;
         Buffer out = { 0 };
         EngineConfig c;
         int r;
 
-        r = config_for_args(a, &c, &state_dir);
-        if (r < 0)
-                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+        r = cli_setup(a, &s);
+        if (r != 0)
+                return r;
+        c = s.engine;
 
         r = devices_discover(c.root, c.pci_source, &l);
         if (r < 0) {
@@ -131,9 +157,10 @@ int action_status(const ActionArgs *a)
                         else
                                 buffer_printf(&out, "null");
                         buffer_printf(&out, ",\"drm_cards\":%u,\"connectors\":%u,\"verdict\":\"%s\",\"managed\":%s,"
-                                            "\"vga_arbiter\":%s,\"reason\":",
+                                            "\"excluded\":%s,\"vga_arbiter\":%s,\"reason\":",
                                       d->n_drm_cards, d->n_connectors, verdict_to_string(d->verdict),
-                                      verdict_is_managed(d->verdict) ? "true" : "false",
+                                      verdict_is_managed(d->verdict) && engine_device_allowed(&c, d) ? "true" : "false",
+                                      verdict_is_managed(d->verdict) && !engine_device_allowed(&c, d) ? "true" : "false",
                                       d->needs_vga_arbiter ? "true" : "false");
                         buffer_append_json_string(&out, d->reason);
                         buffer_printf(&out, ",\"methods\":");
@@ -151,7 +178,10 @@ int action_status(const ActionArgs *a)
                         buffer_printf(&out, "%-13s subsystem %04x:%04x, revision %02x, class %06x%s\n", "",
                                       d->subvendor_id, d->subdevice_id, d->revision, d->class_code,
                                       d->needs_vga_arbiter ? ", legacy VGA through the VGA arbiter" : "");
-                        if (verdict_is_managed(d->verdict)) {
+                        if (verdict_is_managed(d->verdict) && !engine_device_allowed(&c, d))
+                                buffer_printf(&out, "%-13s excluded by the configuration (Include=, Exclude= or "
+                                                    "Manage=): not touched\n", "");
+                        else if (verdict_is_managed(d->verdict)) {
                                 buffer_printf(&out, "%-13s methods: %s\n", "", methods[0] ? methods : "(none built in)");
                                 buffer_printf(&out, "%-13s last save: %s\n", "", last_save);
                                 buffer_printf(&out, "%-13s last restore: %s\n", "", last_restore);
@@ -299,15 +329,16 @@ static int sim_switch_setup(const ActionArgs *a, SimSwitch *s)
 
 static int run_engine_action(const ActionArgs *a, EngineOp op)
 {
-        _cleanup_free_ char *state_dir = NULL;
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
         _cleanup_close_ int lock_fd = -EBADF;
         SimSwitch sim = { 0 };
         EngineConfig c;
         int r;
 
-        r = config_for_args(a, &c, &state_dir);
-        if (r < 0)
-                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+        r = cli_setup(a, &s);
+        if (r != 0)
+                return r;
+        c = s.engine;
         r = sim_switch_setup(a, &sim);
         if (r < 0)
                 return UMS_EXIT_USAGE;
@@ -420,8 +451,21 @@ int action_dump(const ActionArgs *a)
 
 int action_check_config(const ActionArgs *a)
 {
-        (void)a;
-        return not_available("--check-config");
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
+        Buffer out = { 0 };
+        int r;
+
+        r = cli_setup(a, &s);
+        if (r != 0)
+                return r;
+        r = config_format(s.config, &out);
+        if (r < 0) {
+                buffer_done(&out);
+                return log_error_errno(r, "Failed to format the configuration: %s", STRERROR(r)), UMS_EXIT_FAILURE;
+        }
+        printf("# Effective configuration (umsrestore.conf and drop-ins):\n%s", buffer_str(&out));
+        buffer_done(&out);
+        return UMS_EXIT_OK;
 }
 
 /* The daemon's engine pass, run in its child process: takes the run lock so a manual
@@ -444,14 +488,15 @@ int action_daemon(const ActionArgs *a)
 {
         _cleanup_close_ int daemon_lock = -EBADF;
         _cleanup_(manager_freep) Manager *m = NULL;
-        _cleanup_free_ char *state_dir = NULL;
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
         SimSwitch sim = { 0 };
         EngineConfig c;
         int r;
 
-        r = config_for_args(a, &c, &state_dir);
-        if (r < 0)
-                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
+        r = cli_setup(a, &s);
+        if (r != 0)
+                return r;
+        c = s.engine;
         if (sim_switch_setup(a, &sim) < 0)
                 return UMS_EXIT_USAGE;
 
@@ -471,6 +516,11 @@ int action_daemon(const ActionArgs *a)
                 return log_error_errno(r, "Failed to set up the daemon: %s", STRERROR(r)), UMS_EXIT_FAILURE;
         m->engine_func = daemon_engine_func;
         m->engine_userdata = &sim;
+        /* The manager owns the configuration from here on and reloads it on SIGHUP. */
+        m->owned_config = TAKE_PTR(s.config);
+        m->config_root = a->root;
+        m->config_path = a->config_file;
+        m->log_level_fixed = a->log_level_set;
 
         log_info("umsrestored %s starting.", UMSRESTORE_VERSION);
         r = manager_start(m);

@@ -14,6 +14,7 @@ typedef struct ActionArgs {
         const char *root;        /* --root DIR (test/inspection prefix for sysfs and procfs), or NULL */
         bool json;               /* --json */
         bool no_console_switch;  /* --no-console-switch */
+        bool log_level_set;      /* --log-level given: LogLevel= in the configuration is ignored */
 } ActionArgs;
 
 int action_status(const ActionArgs *a);

@@ -52,23 +52,34 @@ void engine_config_default(EngineConfig *c)
         };
 }
 
+bool engine_device_allowed(const EngineConfig *c, const DisplayDevice *d)
+{
+        return !c->config || config_device_managed(c->config, d);
+}
+
 size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX])
 {
-        size_t n = 0;
+        const char *selected[PLAN_MAX];
+        size_t n = 0, n_selected = 0;
+        bool console = c->console_switch && (!c->config || c->config->console_switch);
 
-        if (!verdict_is_managed(d->verdict))
+        if (!verdict_is_managed(d->verdict) || !engine_device_allowed(c, d))
                 return 0;
-        if (c->methods) {
-                for (size_t i = 0; i < c->n_methods && n < PLAN_MAX; i++) {
-                        const MethodOps *m = method_by_name(c->methods[i]);
-                        if (m && (c->console_switch || !streq(m->name, "console")))
-                                ret[n++] = m;
-                }
-                return n;
+        if (c->config)
+                n_selected = config_device_methods(c->config, d, selected, PLAN_MAX);
+
+        for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++) {
+                const MethodOps *m = method_table[i];
+                bool wanted = n_selected == 0;
+
+                if (!m)
+                        continue;
+                for (size_t j = 0; j < n_selected && !wanted; j++)
+                        wanted = streq(selected[j], m->name);
+                if (!wanted || (!console && streq(m->name, "console")))
+                        continue;
+                ret[n++] = m;
         }
-        for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++)
-                if (method_table[i] && (c->console_switch || !streq(method_table[i]->name, "console")))
-                        ret[n++] = method_table[i];
         return n;
 }
 
@@ -316,6 +327,11 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                         continue;
                 if (!verdict_is_managed(d->verdict))
                         continue; /* kms, foreign, unusable: no hardware access at all */
+                if (!engine_device_allowed(c, d)) {
+                        snprintf(res->reason, sizeof(res->reason),
+                                 "excluded by the configuration (Include=, Exclude= or Manage=)");
+                        continue;
+                }
 
                 result->n_managed++;
                 res->attempted = true;

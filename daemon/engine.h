@@ -4,6 +4,7 @@
 #pragma once
 
 #include "classify.h"
+#include "conf.h"
 #include "devices.h"
 #include "hw/hw.h"
 #include "methods/method.h"
@@ -21,9 +22,7 @@ typedef struct EngineConfig {
         uid_t state_uid;       /* required owner of state files (0) */
         const char *only_device; /* --device SLOT or NULL */
         bool console_switch; /* false: the console method is left out of every plan */
-        /* Method names in plan order, overriding the defaults (NULL = defaults). */
-        const char *const *methods;
-        size_t n_methods;
+        const Config *config; /* umsrestore.conf: methods, include/exclude; NULL = defaults */
 } EngineConfig;
 
 typedef enum EngineOp {
@@ -58,7 +57,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(EngineResult *, engine_result_free);
 /* Defaults for the running system: real root, libpciaccess, real hw, /run/umsrestore. */
 void engine_config_default(EngineConfig *c);
 
-/* The methods that will run for d, in save order. Returns the count. */
+/* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
+bool engine_device_allowed(const EngineConfig *c, const DisplayDevice *d);
+
+/* The methods that will run for d, in save order (the method table's order; a configured
+ * Methods= list selects from it). Returns the count; 0 for a device not managed. */
 size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX]);
 
 /* Runs op on every managed device (or only_device). Returns 0 if every attempted device

@@ -45,6 +45,12 @@
         }                                                                                                    \
         struct __useless_struct_to_allow_trailing_semicolon__
 
+static inline void *mfree(void *p)
+{
+        free(p);
+        return NULL;
+}
+
 static inline void freep(void *p)
 {
         free(*(void **)p);

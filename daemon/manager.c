@@ -356,7 +356,10 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
                         return 0;
                 }
                 (void)sd_notify(false, "STATUS=saving display state before sleep");
-                r = manager_spawn_pass(m, ENGINE_SAVE, manager_save_deadline_usec(m->inhibit_delay_max_usec));
+                r = manager_spawn_pass(m, ENGINE_SAVE,
+                                       m->config.config && m->config.config->save_deadline_usec > 0
+                                               ? m->config.config->save_deadline_usec
+                                               : manager_save_deadline_usec(m->inhibit_delay_max_usec));
                 if (r < 0) {
                         log_error_errno(r, "Failed to start the save pass: %s; sleeping without it.", STRERROR(r));
                         manager_release_lock(m, "save failed to start");
@@ -427,6 +430,26 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
         return sd_event_exit(m->event, 0);
 }
 
+/* Reads umsrestore.conf again; on an error the old configuration stays in force. */
+static void manager_reload_config(Manager *m)
+{
+        _cleanup_free_ char *error = NULL;
+        Config *c = NULL;
+        int r;
+
+        r = config_load(m->config_root, m->config_path, &c, &error);
+        if (r < 0) {
+                log_error("%s; keeping the previous configuration.",
+                          error ? error : "Failed to read the configuration");
+                return;
+        }
+        config_free(m->owned_config);
+        m->owned_config = c;
+        m->config.config = c;
+        if (!m->log_level_fixed)
+                log_set_max_level(c->log_level);
+}
+
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
         Manager *m = userdata;
@@ -434,7 +457,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void)s;
         (void)si;
         (void)sd_notify(false, "RELOADING=1");
-        log_info("Received SIGHUP, looking at the devices again.");
+        log_info("Received SIGHUP, reloading the configuration and looking at the devices again.");
+        manager_reload_config(m);
         manager_rescan(m);
         if (m->want_lock)
                 manager_take_lock(m);
@@ -503,6 +527,7 @@ Manager *manager_free(Manager *m)
         m->inhibit_call_slot = sd_bus_slot_unref(m->inhibit_call_slot);
         m->delay_call_slot = sd_bus_slot_unref(m->delay_call_slot);
         m->inhibit_fd = safe_close(m->inhibit_fd);
+        m->owned_config = config_free(m->owned_config);
         m->bus = sd_bus_flush_close_unref(m->bus);
         m->event = sd_event_unref(m->event);
         free(m);

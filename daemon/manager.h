@@ -29,6 +29,10 @@ struct Manager {
         bool inhibit_denied;
 
         EngineConfig config;
+        Config *owned_config;    /* config.config points here; replaced on SIGHUP */
+        const char *config_root; /* for reloading: --root and --config */
+        const char *config_path;
+        bool log_level_fixed;    /* --log-level given: LogLevel= is ignored */
         ManagerEngineFunc engine_func;
         void *engine_userdata;
 

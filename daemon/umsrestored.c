@@ -27,6 +27,7 @@ static const char *arg_config = NULL;
 static const char *arg_root = NULL;
 static bool arg_json = false;
 static bool arg_no_console_switch = false;
+static bool arg_log_level_set = false;
 
 static void help(void)
 {
@@ -147,6 +148,7 @@ static int parse_argv(int argc, char *argv[])
                                 return log_error_errno(r, "Unknown log level '%s'. Use debug, info, notice, "
                                                           "warning or err.", optarg);
                         log_set_max_level(r);
+                        arg_log_level_set = true;
                         r = 0;
                         break;
                 case ARG_ROOT:
@@ -174,6 +176,9 @@ static int parse_argv(int argc, char *argv[])
         if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP)
                 return log_error_errno(-EINVAL, "--json only applies to --status and --dump.");
 
+        if (arg_config && arg_action == ACTION_DUMP)
+                return log_error_errno(-EINVAL, "--config does not apply to --dump.");
+
         if (arg_device && arg_action != ACTION_SAVE_NOW && arg_action != ACTION_RESTORE_NOW &&
             arg_action != ACTION_STATUS)
                 return log_error_errno(-EINVAL, "--device only applies to --save-now, --restore-now and --status.");
@@ -197,6 +202,7 @@ static int run(int argc, char *argv[])
                 .root = arg_root,
                 .json = arg_json,
                 .no_console_switch = arg_no_console_switch,
+                .log_level_set = arg_log_level_set,
         };
 
         switch (arg_action) {

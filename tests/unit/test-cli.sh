@@ -62,6 +62,22 @@ else
 fi
 rm -rf "$tmp"
 
+# configuration: errors name FILE:LINE and exit 8; exclusion is honoured
+tmp=$(mktemp -d); cp -r "$M/stdvga-vgacon" "$tmp/m"
+printf '[General]\nConsoleSwitch=no\nMethods=vag\n' >"$tmp/c.conf"
+expect 8 "c.conf:3: unknown method 'vag' \\(did you mean 'vga'\\?\\)" --check-config --config "$tmp/c.conf"
+printf '[General]\nConsoleSwtich=no\n' >"$tmp/c.conf"
+expect 8 "c.conf:2: " --status --config "$tmp/c.conf" --root "$tmp/m"
+expect 8 "nonexistent.conf" --check-config --config "$tmp/nonexistent.conf"
+printf '[General]\nMethods=pci-config\nLogLevel=debug\n' >"$tmp/c.conf"
+expect 0 '^Methods=pci-config$' --check-config --config "$tmp/c.conf"
+expect 0 'methods: pci-config$' --status --config "$tmp/c.conf" --root "$tmp/m"
+printf '[General]\nExclude=00:02.0\n' >"$tmp/c.conf"
+expect 0 'excluded by the configuration' --status --config "$tmp/c.conf" --root "$tmp/m"
+expect 3 'excluded by the configuration' --save-now --config "$tmp/c.conf" --root "$tmp/m"
+expect 2 '--config does not apply to --dump' --dump /dev/null --config "$tmp/c.conf"
+rm -rf "$tmp"
+
 # JSON is valid
 n=$((n + 1))
 for m in no-gpu two-gpus lockdown i945-ums; do

@@ -253,13 +253,15 @@ static void test_real_device_read_only(void **state)
         assert_int_equal(hw_cfg_read(a, 0x0e, cfg, 1), 0);
         assert_int_equal(cfg[0], want[0x0e]);
 
-        /* Ports outside 0x3B0-0x3DF and 0x1CE-0x1CF are refused before any I/O is opened. */
+        /* Ports outside 0x3B0-0x3DF and 0x1CE-0x1D0 (the 16-bit dispi data port spans 0x1CF-0x1D0)
+         * are refused before any I/O is opened. */
         assert_int_equal(a->ops->io_read(a, 0x80, 1, &v), -ERANGE);
         assert_int_equal(a->ops->io_read(a, 0x3af, 1, &v), -ERANGE);
         assert_int_equal(a->ops->io_read(a, 0x3e0, 1, &v), -ERANGE);
         assert_int_equal(a->ops->io_read(a, 0x3df, 2, &v), -ERANGE);
         assert_int_equal(a->ops->io_read(a, 0x1cd, 1, &v), -ERANGE);
-        assert_int_equal(a->ops->io_read(a, 0x1cf, 2, &v), -ERANGE);
+        assert_int_equal(a->ops->io_read(a, 0x1cf, 4, &v), -ERANGE);
+        assert_int_equal(a->ops->io_read(a, 0x1d1, 1, &v), -ERANGE);
         assert_int_equal(a->ops->io_read(a, 0x1ce, 4, &v), -ERANGE);
         assert_int_equal(a->ops->io_write(a, 0x70, 1, 0), -ERANGE);
         assert_int_equal(a->ops->io_read(a, 0x3c0, 3, &v), -EINVAL);
