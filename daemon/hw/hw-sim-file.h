@@ -8,5 +8,6 @@
 /* Creates a simulator for d and loads FILE into it if it exists (else the simulator
  * keeps its post-wake defaults). -EBADMSG for a file that is not a simulator image. */
 int hw_sim_file_load(const char *path, const DisplayDevice *d, HwSim **ret);
-/* Writes the simulator's persistent state and config space to FILE (atomically). */
+/* Writes the simulator's persistent state, config space and the machine around it (VTs,
+ * backlights: HwSimSystemState) to FILE (atomically). */
 int hw_sim_file_store(HwSim *sim, const char *path);

@@ -1053,9 +1053,11 @@ static int sim_vt_activate(Hw *hw, unsigned vt)
                 sim->vt_pending = 0; /* a switch to the active VT does nothing */
                 return 0;
         }
+        /* Leaving a VT someone holds open waits for its owner; leaving a free one does not. */
         sim->vt_pending = vt;
-        sim->vt_pending_polls = sim->vt_switch_polls;
-        if (sim->vt_switch_polls == 0)
+        sim->vt_pending_polls =
+                (sim->sys.vt_open & (UINT64_C(1) << sim->sys.vt_active)) ? sim->vt_switch_polls : 0;
+        if (sim->vt_pending_polls == 0)
                 sim_vt_poll(sim);
         return 0;
 }

@@ -246,8 +246,9 @@ int hw_sim_set_rom(HwSim *sim, const void *data, size_t len);
 HwSimSystemState *hw_sim_system_state(HwSim *sim);
 unsigned hw_sim_vt_active(const HwSim *sim);
 
-/* How many vt_get_active polls after a vt_activate the switch takes effect (default 0: at
- * once). HW_SIM_VT_SWITCH_NEVER: never, like a VT whose owner does not let go. */
+/* How many vt_get_active polls after a vt_activate a switch away from a VT held open takes
+ * effect (default 0: at once), as its owner (X in VT_PROCESS mode) must let go first; a
+ * switch away from a free VT is immediate. HW_SIM_VT_SWITCH_NEVER: the owner never lets go. */
 #define HW_SIM_VT_SWITCH_NEVER UINT32_MAX
 void hw_sim_set_vt_switch_polls(HwSim *sim, uint32_t polls);
 

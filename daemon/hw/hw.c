@@ -121,7 +121,7 @@ int hw_vga_unlock(Hw *hw)
 }
 
 /* VT and backlight ops: the backend's if it has one, else the real system's. */
-#define HW_SYSTEM_CALL(hw, op, ...)                                                                          \
+#define HW_SYSTEM_CALL(hw, op, ...)                                                                         \
         ((hw)->ops->op ? (hw)->ops->op((hw), __VA_ARGS__) : hw_system_##op((hw), __VA_ARGS__))
 
 static bool vt_valid(unsigned vt)
@@ -210,8 +210,8 @@ bool hw_backlight_name_is_valid(const char *name)
                 return false;
         for (size_t i = 0; i < len; i++) {
                 char c = name[i];
-                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                      c == '_' || c == ':' || c == '-'))
+                bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+                if (!alnum && c != '.' && c != '_' && c != ':' && c != '-')
                         return false;
         }
         return true;
@@ -224,20 +224,29 @@ static int backlight_name_compare(const void *a, const void *b)
 
 int hw_backlight_list(Hw *hw, HwBacklightName *names, size_t max)
 {
+        _cleanup_free_ HwBacklightName *all = NULL;
         size_t filled;
         int r;
 
         if (!hw || (!names && max > 0))
                 return -EINVAL;
-        r = HW_SYSTEM_CALL(hw, backlight_list, names, max);
+        if (max == 0)
+                return HW_SYSTEM_CALL(hw, backlight_list, NULL, 0);
+
+        /* Ask for all of them (up to a bound), so that the ones returned are the first by
+         * name and not whichever the backend met first. */
+        all = calloc(HW_BACKLIGHT_LIST_MAX, sizeof(HwBacklightName));
+        if (!all)
+                return -ENOMEM;
+        r = HW_SYSTEM_CALL(hw, backlight_list, all, HW_BACKLIGHT_LIST_MAX);
         if (r < 0)
                 return r;
-        filled = MIN((size_t)r, max);
+        filled = MIN((size_t)r, (size_t)HW_BACKLIGHT_LIST_MAX);
         for (size_t i = 0; i < filled; i++)
-                if (!hw_backlight_name_is_valid(names[i].name))
+                if (!hw_backlight_name_is_valid(all[i].name))
                         return -EBADMSG; /* a backend broke its contract: never build a path from it */
-        if (filled > 1)
-                qsort(names, filled, sizeof(HwBacklightName), backlight_name_compare);
+        qsort(all, filled, sizeof(HwBacklightName), backlight_name_compare);
+        memcpy(names, all, MIN(filled, max) * sizeof(HwBacklightName));
         return r;
 }
 

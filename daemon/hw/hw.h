@@ -115,8 +115,11 @@ int hw_vt_switch(Hw *hw, unsigned vt, uint64_t timeout_usec);
 
 /* Whether name may be a backlight's (see HW_BACKLIGHT_NAME_MAX). */
 bool hw_backlight_name_is_valid(const char *name);
-/* Fills names[0..MIN(count, max)) sorted by name and returns count, the number of valid
- * backlight names on the machine (names may be NULL when max is 0). */
+/* Returns count, the number of valid backlight names on the machine, and fills
+ * names[0..MIN(count, max)) with the first ones by name (names may be NULL when max is 0).
+ * Of a machine with more than HW_BACKLIGHT_LIST_MAX, those looked at are the first the
+ * backend lists. */
+#define HW_BACKLIGHT_LIST_MAX 64u
 int hw_backlight_list(Hw *hw, HwBacklightName *names, size_t max);
 /* -EINVAL for an invalid name, without any access. */
 int hw_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max);

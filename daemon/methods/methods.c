@@ -1,13 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of built-in methods in default plan order, and lookups by name and id.
  * Save runs in table order; restore runs in reverse. */
+#include "methods/backlight.h"
+#include "methods/console.h"
+#include "methods/dpms.h"
 #include "methods/method.h"
 #include "methods/pci-config.h"
 #include "methods/vga.h"
 
-/* Save order. Restore runs backwards, so pci-config (decoding, BARs) comes back first
- * and vga (registers, palette, planes) after it. */
+/* Save order; restore runs it backwards:
+ *   - pci-config comes back first: decoding and BARs, without which no register is reached;
+ *   - vga next: registers, palette and planes (saved after the console switch below, so
+ *     they hold the spare VT's text console, the state the kernel expects to find);
+ *   - dpms then makes sure the screen is on, whatever vga wrote or the BIOS left;
+ *   - backlight after the panel is lit again;
+ *   - console last: the switch back to the VT of before the sleep happens only once the
+ *     hardware is programmed, so the kernel redraws the text console (and an X server in
+ *     UMS mode re-programs its mode on EnterVT) onto working hardware. The kernel's own
+ *     resume switch ran before user space, onto still-reset hardware (vm-notes, "The VT
+ *     switch trap"). On save, console goes first: the other methods save the spare VT. */
 const MethodOps *const method_table[] = {
+        &method_console,
+        &method_backlight,
+        &method_dpms,
         &method_vga,
         &method_pci_config,
 };

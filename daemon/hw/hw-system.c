@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* Owns the real machine's VT and backlight access: VT ioctls on /dev/tty0 and the files
+ * under /sys/class/backlight. Reached only through hw.c when a backend has no such op. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/vt.h>
+#include <sys/ioctl.h>
+
+#include "hw/hw-system.h"
+#include "sysfs.h"
+
+#define VT_DEVICE "/dev/tty0"
+#define BACKLIGHT_DIR "/sys/class/backlight"
+
+static int vt_open(void)
+{
+        int fd = open(VT_DEVICE, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+        if (fd >= 0)
+                return fd;
+        /* tty0 exists as a node but the kernel has no VT behind it (CONFIG_VT off, or a
+         * console-less boot): the same as no VT subsystem at all. */
+        if (errno == ENXIO || errno == ENODEV)
+                return -ENOENT;
+        return negative_errno();
+}
+
+int hw_system_vt_get_active(Hw *hw, unsigned *ret)
+{
+        _cleanup_close_ int fd = vt_open();
+        struct vt_stat st = { 0 };
+
+        (void)hw;
+        if (fd < 0)
+                return fd;
+        if (ioctl(fd, VT_GETSTATE, &st) < 0)
+                return negative_errno();
+        if (st.v_active < 1 || st.v_active > HW_VT_MAX)
+                return -EIO;
+        *ret = st.v_active;
+        return 0;
+}
+
+int hw_system_vt_find_free(Hw *hw, unsigned *ret)
+{
+        _cleanup_close_ int fd = vt_open();
+        int vt = -1;
+
+        (void)hw;
+        if (fd < 0)
+                return fd;
+        if (ioctl(fd, VT_OPENQRY, &vt) < 0)
+                return negative_errno();
+        /* The kernel answers -1 when every VT is in use. */
+        if (vt < 1 || vt > (int)HW_VT_MAX)
+                return -EBUSY;
+        *ret = (unsigned)vt;
+        return 0;
+}
+
+int hw_system_vt_activate(Hw *hw, unsigned vt)
+{
+        _cleanup_close_ int fd = vt_open();
+
+        (void)hw;
+        if (fd < 0)
+                return fd;
+        if (ioctl(fd, VT_ACTIVATE, (unsigned long)vt) < 0)
+                return negative_errno();
+        return 0;
+}
+
+int hw_system_backlight_list(Hw *hw, HwBacklightName *names, size_t max)
+{
+        DIR *dir;
+        struct dirent *de;
+        size_t n = 0;
+        int r = 0;
+
+        (void)hw;
+        dir = opendir(BACKLIGHT_DIR);
+        if (!dir)
+                return errno == ENOENT ? 0 : negative_errno();
+
+        for (;;) {
+                errno = 0;
+                de = readdir(dir);
+                if (!de) {
+                        if (errno != 0)
+                                r = negative_errno();
+                        break;
+                }
+                if (!hw_backlight_name_is_valid(de->d_name))
+                        continue; /* ".", "..", and names we would not build a path from */
+                if (n < max)
+                        memcpy(names[n].name, de->d_name, strlen(de->d_name) + 1); /* valid: fits */
+                if (n >= INT32_MAX)
+                        break;
+                n++;
+        }
+        closedir(dir);
+        return r < 0 ? r : (int)n;
+}
+
+static int backlight_file(const char *name, const char *file, char *buf, size_t size)
+{
+        int n;
+
+        if (!hw_backlight_name_is_valid(name))
+                return -EINVAL;
+        n = snprintf(buf, size, BACKLIGHT_DIR "/%s/%s", name, file);
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int hw_system_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max)
+{
+        char path[256];
+        uint32_t brightness, max;
+        int r;
+
+        (void)hw;
+        r = backlight_file(name, "brightness", path, sizeof(path));
+        if (r >= 0)
+                r = sysfs_read_u32(NULL, path, &brightness);
+        if (r >= 0)
+                r = backlight_file(name, "max_brightness", path, sizeof(path));
+        if (r >= 0)
+                r = sysfs_read_u32(NULL, path, &max);
+        if (r < 0)
+                return r;
+        *ret_brightness = brightness;
+        *ret_max = max;
+        return 0;
+}
+
+int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
+{
+        _cleanup_close_ int fd = -EBADF;
+        char path[256], value[16];
+        ssize_t n;
+        int len, r;
+
+        (void)hw;
+        r = backlight_file(name, "brightness", path, sizeof(path));
+        if (r < 0)
+                return r;
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        len = snprintf(value, sizeof(value), "%" PRIu32 "\n", brightness);
+        n = write(fd, value, (size_t)len);
+        if (n < 0)
+                return negative_errno();
+        return n == len ? 0 : -EIO;
+}
