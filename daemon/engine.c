@@ -171,10 +171,17 @@ static int save_device(const EngineConfig *c, const DisplayDevice *d, DeviceResu
                  s.n_sections == 1 ? "" : "s", res->methods[0] ? res->methods : "none applied");
         r = 0;
 finish:
+        if (r < 0) {
+                /* Undo what the saved methods changed (the console method has moved to a
+                 * spare VT): put their own saved values back, newest first. */
+                for (size_t i = s.n_sections; i-- > 0;) {
+                        const MethodOps *m = method_by_id(s.sections[i].method_id);
+                        (void)m->restore(hw, d, s.sections[i].payload, s.sections[i].len);
+                }
+                invalidate_state(c, d);
+        }
         for (size_t i = 0; i < PLAN_MAX; i++)
                 buffer_done(&payloads[i]);
-        if (r < 0)
-                invalidate_state(c, d);
         return r;
 }
 
@@ -250,19 +257,28 @@ static int restore_device(const EngineConfig *c, const DisplayDevice *d, DeviceR
                 return r;
         }
 
-        /* Restore in reverse save order. */
+        /* Restore in reverse save order. A method that fails does not stop the ones after
+         * it: the console switch back in particular must still happen. */
+        int first_error = 0;
         for (size_t i = s->n_sections; i-- > 0;) {
                 const StateSection *sec = &s->sections[i];
                 const MethodOps *m = method_by_id(sec->method_id);
 
                 r = m->restore(hw, d, sec->payload, sec->len);
                 if (r < 0) {
-                        snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s", m->name,
-                                 STRERROR(r));
-                        goto finish;
+                        if (first_error == 0) {
+                                snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s",
+                                         m->name, STRERROR(r));
+                                first_error = r;
+                        }
+                        continue;
                 }
                 append_method_name(res, m->name);
                 res->n_sections++;
+        }
+        if (first_error < 0) {
+                r = first_error;
+                goto finish;
         }
         for (size_t i = s->n_sections; i-- > 0;) {
                 const StateSection *sec = &s->sections[i];

@@ -44,6 +44,8 @@ struct HwSim {
 
         bool dac_mask_reads_zero;
         bool forbid;
+        HwSimAccessType fail_type; /* hw_sim_fail_type(): accesses of this type fail with -EIO */
+        bool fail_armed;
         unsigned violations;
         unsigned errors;
         char last_error[256];
@@ -130,7 +132,15 @@ static int sim_begin(HwSim *sim, HwSimAccessType type, HwSimAccess **ret)
                         a->forbidden = true;
                 return -EPERM;
         }
+        if (sim->fail_armed && type == sim->fail_type)
+                return -EIO;
         return 0;
+}
+
+void hw_sim_fail_type(HwSim *sim, HwSimAccessType type, bool on)
+{
+        sim->fail_type = type;
+        sim->fail_armed = on;
 }
 
 const char *hw_sim_access_type_to_string(HwSimAccessType t)

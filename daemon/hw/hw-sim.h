@@ -207,6 +207,9 @@ const char *hw_sim_access_type_to_string(HwSimAccessType t);
 /* Forbid: every access (IO, memory, config, MMIO, ROM, arbiter) fails with -EPERM, is logged
  * as forbidden and counted as a violation. Delays are not accesses. */
 void hw_sim_set_forbid(HwSim *sim, bool b);
+/* Fault injection: while on, every access of this type is logged and fails with -EIO
+ * (e.g. HW_SIM_CFG_WRITE to make the pci-config restore fail). */
+void hw_sim_fail_type(HwSim *sim, HwSimAccessType type, bool on);
 unsigned hw_sim_violations(const HwSim *sim);
 
 /* Accesses outside the model (undecoded port, bad width, ...). Each is recorded; the last

@@ -185,6 +185,73 @@ static void test_foreign_and_unusable_never_open(void **s)
         }
 }
 
+/* A save that fails after the console method moved to a spare VT puts the VT back. */
+static void test_failed_save_rolls_back(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL, *blocker = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        /* the state directory is a regular file: writing the state must fail */
+        assert_true(asprintf(&blocker, "%s/not-a-dir", dir) > 0);
+        FILE *f = fopen(blocker, "we");
+        assert_non_null(f);
+        fclose(f);
+        c.state_dir = blocker;
+
+        assert_true(engine_run(&c, ENGINE_SAVE, &res) < 0);
+        assert_true(res->devices[0].attempted);
+        assert_true(res->devices[0].r < 0);
+        assert_non_null(strstr(res->devices[0].methods, "console"));
+        assert_int_equal(hw_sim_vt_active(o.sim), 1);
+        assert_true(hw_sim_display_live(o.sim));
+        hw_sim_unref(o.sim);
+        cleanup_dir(dir);
+}
+
+/* A method that fails on restore does not keep the later ones (console) from running. */
+static void test_restore_goes_on_after_a_failing_method(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        /* create the simulator before the first pass, with a backlight */
+        {
+                DisplayDevice d = { 0 };
+                _cleanup_(device_list_freep) DeviceList *l = NULL;
+                assert_int_equal(devices_discover(c.root, c.pci_source, &l), 1);
+                classify_devices(&c.classify_env, l);
+                d = l->devices[0];
+                assert_int_equal(hw_sim_new(&d, &o.sim, NULL), 0);
+                hw_sim_load_mode3(o.sim);
+                hw_sim_fill_planes(o.sim, 9);
+                assert_int_equal(hw_sim_add_backlight(o.sim, "acpi_video0", 3, 10), 0);
+                hw_sim_set_backlight_wake(o.sim, HW_SIM_BACKLIGHT_WAKE_MAX, 0);
+        }
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_non_null(strstr(res->devices[0].methods, "backlight"));
+        assert_non_null(strstr(res->devices[0].methods, "console"));
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake(o.sim);
+        assert_int_not_equal(hw_sim_vt_active(o.sim), 1);
+        hw_sim_fail_type(o.sim, HW_SIM_BACKLIGHT_WRITE, true);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), -EIO);
+        assert_non_null(strstr(res->devices[0].message, "backlight"));
+        /* console ran after the failed backlight: back on VT 1, display live */
+        assert_int_equal(hw_sim_vt_active(o.sim), 1);
+        assert_true(hw_sim_display_live(o.sim));
+        hw_sim_unref(o.sim);
+        cleanup_dir(dir);
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -193,6 +260,8 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_only_device_kms_is_not_touched),
                 cmocka_unit_test(test_refused_state_never_opens),
                 cmocka_unit_test(test_foreign_and_unusable_never_open),
+                cmocka_unit_test(test_failed_save_rolls_back),
+                cmocka_unit_test(test_restore_goes_on_after_a_failing_method),
         };
         if (argc != 2) {
                 fprintf(stderr, "usage: %s TESTDATA-DIR\n", argv[0]);
