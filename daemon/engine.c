@@ -275,20 +275,17 @@ static int restore_device(const EngineConfig *c, const DisplayDevice *d, DeviceR
                 }
                 append_method_name(res, m->name);
                 res->n_sections++;
+                /* Verify right away: a later method (the console switch back) lets the
+                 * kernel redraw, which legitimately changes registers such as the cursor. */
+                if (m->verify) {
+                        int v = m->verify(hw, d, sec->payload, sec->len, &report);
+                        if (v > 0)
+                                res->mismatches += (unsigned)v;
+                }
         }
         if (first_error < 0) {
                 r = first_error;
                 goto finish;
-        }
-        for (size_t i = s->n_sections; i-- > 0;) {
-                const StateSection *sec = &s->sections[i];
-                const MethodOps *m = method_by_id(sec->method_id);
-
-                if (!m->verify)
-                        continue;
-                r = m->verify(hw, d, sec->payload, sec->len, &report);
-                if (r > 0)
-                        res->mismatches += (unsigned)r;
         }
         if (res->mismatches > 0) {
                 snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u register%s "

@@ -15,7 +15,6 @@
 """
 
 import ctypes
-import errno
 import fcntl
 import json
 import os
@@ -35,10 +34,26 @@ QEMU = 'qemu-system-x86_64'
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 _T0 = time.monotonic()
+_log_file = None
+
+
+_quiet = False
+
+
+def set_log_file(path, quiet=False):
+    """Also append every log line to path (the case's harness.log); with quiet, only there."""
+    global _log_file, _quiet
+    _log_file = open(path, 'a')
+    _quiet = quiet
 
 
 def log(msg):
-    print(f'[{time.monotonic() - _T0:6.1f}s] {msg}', flush=True)
+    line = f'[{time.monotonic() - _T0:6.1f}s] {msg}'
+    if not _quiet:
+        print(line, flush=True)
+    if _log_file:
+        _log_file.write(line + '\n')
+        _log_file.flush()
 
 
 class VmError(Exception):
@@ -719,21 +734,83 @@ def write_png(path, img):
         f.write(chunk(b'IEND', b''))
 
 
-def side_by_side(images, gap=8, background=(40, 40, 40)):
-    h = max(i.height for i in images)
-    w = sum(i.width for i in images) + gap * (len(images) - 1)
+# A 5x7 pixel font for the side-by-side labels (capitals, digits and a few signs).
+_FONT = {
+    'A': '01110 10001 10001 11111 10001 10001 10001', 'B': '11110 10001 10001 11110 10001 10001 11110',
+    'C': '01110 10001 10000 10000 10000 10001 01110', 'D': '11110 10001 10001 10001 10001 10001 11110',
+    'E': '11111 10000 10000 11110 10000 10000 11111', 'F': '11111 10000 10000 11110 10000 10000 10000',
+    'G': '01110 10001 10000 10111 10001 10001 01111', 'H': '10001 10001 10001 11111 10001 10001 10001',
+    'I': '01110 00100 00100 00100 00100 00100 01110', 'J': '00111 00010 00010 00010 00010 10010 01100',
+    'K': '10001 10010 10100 11000 10100 10010 10001', 'L': '10000 10000 10000 10000 10000 10000 11111',
+    'M': '10001 11011 10101 10101 10001 10001 10001', 'N': '10001 11001 10101 10011 10001 10001 10001',
+    'O': '01110 10001 10001 10001 10001 10001 01110', 'P': '11110 10001 10001 11110 10000 10000 10000',
+    'Q': '01110 10001 10001 10001 10101 10010 01101', 'R': '11110 10001 10001 11110 10100 10010 10001',
+    'S': '01111 10000 10000 01110 00001 00001 11110', 'T': '11111 00100 00100 00100 00100 00100 00100',
+    'U': '10001 10001 10001 10001 10001 10001 01110', 'V': '10001 10001 10001 10001 10001 01010 00100',
+    'W': '10001 10001 10001 10101 10101 10101 01010', 'X': '10001 10001 01010 00100 01010 10001 10001',
+    'Y': '10001 10001 01010 00100 00100 00100 00100', 'Z': '11111 00001 00010 00100 01000 10000 11111',
+    '0': '01110 10001 10011 10101 11001 10001 01110', '1': '00100 01100 00100 00100 00100 00100 01110',
+    '2': '01110 10001 00001 00010 00100 01000 11111', '3': '11110 00001 00001 01110 00001 00001 11110',
+    '4': '00010 00110 01010 10010 11111 00010 00010', '5': '11111 10000 11110 00001 00001 10001 01110',
+    '6': '00110 01000 10000 11110 10001 10001 01110', '7': '11111 00001 00010 00100 01000 01000 01000',
+    '8': '01110 10001 10001 01110 10001 10001 01110', '9': '01110 10001 10001 01111 00001 00010 01100',
+    ',': '00000 00000 00000 00000 00110 00100 01000', '.': '00000 00000 00000 00000 00000 01100 01100',
+    '-': '00000 00000 00000 11111 00000 00000 00000', ':': '00000 01100 01100 00000 01100 01100 00000',
+    '%': '11001 11010 00010 00100 01000 01011 10011', '(': '00010 00100 01000 01000 01000 00100 00010',
+    ')': '01000 00100 00010 00010 00010 00100 01000', '/': '00001 00010 00010 00100 01000 01000 10000',
+    ' ': '00000 00000 00000 00000 00000 00000 00000',
+}
+
+
+def label(text, width, height=32, scale=2, fg=(255, 255, 255), bg=(40, 40, 40)):
+    """An Image of width x height with text (upper-cased) centred in the 5x7 font."""
+    text = text.upper()
+    px = [[bg] * width for _ in range(height)]
+    tw = len(text) * 6 * scale
+    x0 = max(0, (width - tw) // 2)
+    y0 = max(0, (height - 7 * scale) // 2)
+    for n, ch in enumerate(text):
+        rows = _FONT.get(ch, _FONT[' ']).split()
+        for r, bits in enumerate(rows):
+            for c, b in enumerate(bits):
+                if b != '1':
+                    continue
+                for dy in range(scale):
+                    for dx in range(scale):
+                        x, y = x0 + (n * 6 + c) * scale + dx, y0 + r * scale + dy
+                        if 0 <= x < width and 0 <= y < height:
+                            px[y][x] = fg
+    return Image(width, height, b''.join(bytes(p) for row in px for p in row))
+
+
+def stack(top, bottom, bg=(40, 40, 40)):
+    w = max(top.width, bottom.width)
+
+    def rows(img):
+        pad = bytes(bg) * (w - img.width)
+        return [img.pixels[y * img.width * 3:(y + 1) * img.width * 3] + pad for y in range(img.height)]
+
+    return Image(w, top.height + bottom.height, b''.join(rows(top) + rows(bottom)))
+
+
+def side_by_side(images, labels=None, gap=12, background=(40, 40, 40)):
+    """The images left to right on a grey background, each with its label above it."""
+    if labels:
+        images = [stack(label(t, i.width, bg=background), i, background) for i, t in zip(images, labels)]
+    h = max(i.height for i in images) + 2 * gap
+    w = sum(i.width for i in images) + gap * (len(images) + 1)
     bg = bytes(background)
-    rows = []
-    for y in range(h):
-        parts = []
-        for n, img in enumerate(images):
-            if n:
-                parts.append(bg * gap)
+    rows = [bg * w] * gap
+    for y in range(h - 2 * gap):
+        parts = [bg * gap]
+        for img in images:
             if y < img.height:
                 parts.append(img.pixels[y * img.width * 3:(y + 1) * img.width * 3])
             else:
                 parts.append(bg * img.width)
+            parts.append(bg * gap)
         rows.append(b''.join(parts))
+    rows += [bg * w] * gap
     return Image(w, h, b''.join(rows))
 
 

@@ -1,0 +1,405 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""One case of the QEMU end-to-end suite (meson suite 'vm'): a real Debian kernel, a real
+emulated VGA, real S3. Every case compares a screendump taken before suspend with one
+taken after wake, but only after proving that the comparison can fail: a screendump
+while suspended must differ from the picture, the registers read in the guest right
+after wake must show the display off (QEMU resets the VGA on wake), and the registers
+read after the restore must show it live again (vm-notes: "a screendump after wake can
+be stale").
+
+  vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR
+
+Cases: control, std, cirrus, kms, bad-state, two-cycles, console.
+Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
+
+Environment:
+  UMSRESTORE_VM_CACHE=DIR  kernel package cache (default /var/tmp/umsrestore-vm-cache)
+  UMSRESTORE_VM_NOOP=1     put a no-op stand-in (noop-umsrestored.sh, exits 0) into the
+                           guest instead of umsrestored: every case but 'control' must fail
+  UMSRESTORE_VM_KEEP=1     keep the screendumps of passing cases too
+Screendumps (PPM, plus PNG copies), the harness log, serial and QEMU logs of a failing
+case stay in WORKDIR/CASE/ (BUILD/tests/vm/work/CASE under meson); compare two of them by
+hand with ppmcmp.py A.ppm B.ppm [--png OUT.png].
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmlib as V  # noqa: E402
+
+CASE_BUDGET_S = 85  # every case must finish within 90 s (the kernel fetch is not counted)
+SLOT = '0000:00:02.0'
+STATE = f'/run/umsrestore/{SLOT}.state'
+EXIT_NOTHING = 3
+EXIT_BAD_STATE = 5
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Case:
+    def __init__(self, name, args):
+        self.name = name
+        self.args = args
+        self.dir = os.path.join(args.workdir, name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        V.set_log_file(os.path.join(self.dir, 'harness.log'))
+        self.noop = os.environ.get('UMSRESTORE_VM_NOOP', '') not in ('', '0')
+        self.umsrestored = os.path.join(V.HERE, 'noop-umsrestored.sh') if self.noop else args.umsrestored
+        self.kernel = None
+        self.deadline = None
+        self.times = {}
+        self.machine = None
+
+    def prepare(self, modules=()):
+        self.kernel = V.fetch_kernel()
+        self.deadline = V.Deadline(CASE_BUDGET_S)
+        mods = V.module_load_order(self.kernel.moddir, modules) if modules else []
+        initrd = os.path.join(self.dir, 'initrd.cpio')
+        size = V.build_initramfs(initrd, {'usr/sbin/umsrestored': self.umsrestored,
+                                          'usr/bin/vgapeek': self.args.vgapeek}, modules=mods)
+        V.log(f'initramfs {size / 1e6:.1f} MB' + (f' with {len(mods)} modules' if mods else '') +
+              (' (NO-OP stand-in for umsrestored)' if self.noop else ''))
+        return initrd
+
+    def boot(self, vga='std', modules=()):
+        initrd = self.prepare(modules)
+        self.machine = V.Machine(self.dir, self.kernel, initrd, vga=vga)
+        self.machine.start(self.deadline)
+        self.times['boot_s'] = round(self.machine.boot_s, 1)
+        return self.machine
+
+    # -- guest helpers --
+    def run(self, line, expect=None, timeout=30):
+        rc, out = self.machine.run(line, self.deadline, timeout=timeout)
+        if expect is not None:
+            check(rc == expect, f'{line!r} exited {rc}, expected {expect}:\n{out}')
+        return rc, out
+
+    def ums(self, args, expect=None):
+        return self.run(f'umsrestored {args}', expect)
+
+    def status_json(self):
+        rc, out = self.ums('--status --json')
+        try:
+            start = out.index('{')
+            return json.loads(out[start:out.rindex('}') + 1])
+        except ValueError:
+            raise Failure(f"'umsrestored --status --json' (exit {rc}) printed no JSON:\n{out}")
+
+    def device(self, status):
+        for d in status.get('devices', []):
+            if d.get('slot') == SLOT:
+                return d
+        raise Failure(f'--status does not list {SLOT}: {status}')
+
+    def shot(self, name):
+        return self.machine.screendump(os.path.join(self.dir, name + '.ppm'), self.deadline)
+
+    def peek(self, mem=False):
+        return V.peek(self.machine, self.deadline, mem=mem)
+
+    def picture(self):
+        self.run(f'vmt picture {self.name}', expect=0)
+        time.sleep(0.5)  # let QEMU's refresh catch up before the screendump
+        img = self.shot('before')
+        check(img.colours() >= 8, f'the test picture has only {img.colours()} colours: tty1 not drawn?')
+        return img
+
+    # -- one suspend/resume cycle with the checks that make the comparison meaningful --
+    def sleep_and_wake(self, before, tag=''):
+        """Suspends and wakes. Checks that a screendump taken while suspended differs from
+        the picture and returns (asleep image, woken image, peek right after wake)."""
+        shots = {}
+        self.machine.suspend(self.deadline, while_asleep=lambda: shots.update(asleep=self.shot('asleep' + tag)))
+        d = V.compare(before, shots['asleep'])
+        V.log(f'suspended vs before: {d}')
+        check(d.pixels > 0, 'the screendump taken while suspended equals the picture: this run cannot '
+                            'tell a lost screen from a restored one')
+        woken = self.shot('woken' + tag)
+        V.log(f'right after wake vs before: {V.compare(before, woken)}')
+        p = self.peek(mem=True)
+        return shots['asleep'], woken, p
+
+    def expect_off(self, p, when):
+        problems = p.problems()
+        check(problems, f'{when}: the display is live although nothing restored it; QEMU did not reset '
+                        f'the VGA, so this run proves nothing ({p.line})')
+        V.log(f'{when}: display off as expected: ' + '; '.join(problems))
+
+    def restore(self, args, before, p_before, tag='', expect=0, same_mem=True):
+        """Runs umsrestored ARGS (a restore), looks at the screen and the registers whatever
+        its exit code (for the log), then checks the exit code and expect_restored()."""
+        rc, out = self.ums(args)
+        self.times['restore_ms' + tag] = self.ms(out)
+        self.expect_restored(before, p_before, tag, same_mem=same_mem,
+                             rc_check=(rc == expect, f'{args!r} exited {rc}, expected {expect}:\n{out}'))
+
+    def expect_restored(self, before, p_before, tag='', want_dispi=False, same_registers=True, same_mem=True,
+                        rc_check=None):
+        """After a restore: the registers say the display is live (and equal the ones read
+        before suspend), then the screendump equals the picture, pixel for pixel; with
+        same_mem the whole 0xA0000-0xBFFFF window must be as before suspend too (not so after
+        a VT switch: the kernel redraws the text and keeps other VTs' text off screen)."""
+        time.sleep(0.5)
+        after = self.shot('after' + tag)
+        d = V.compare(before, after)
+        p = self.peek(mem=True)
+        problems = p.problems(want_dispi=want_dispi)
+        V.log(f'after restore vs before: {d}' + (f'; display not live: {"; ".join(problems)}' if problems else ''))
+        if rc_check:
+            check(*rc_check)
+        check(not problems, 'after the restore the display is not live: ' + '; '.join(problems) +
+              f' (screendump: {d}, which says nothing while the display is off)')
+        if same_registers:
+            check(p.registers() == p_before.registers(),
+                  f'after the restore the registers differ from before suspend:\n  before {p_before.line}'
+                  f'\n  after  {p.line}')
+        check(d.pixels == 0, f'after the restore the picture differs: {d}')
+        same_mem = same_mem and same_registers and p_before.mem
+        if same_mem:
+            check(p.mem == p_before.mem, f'the picture is identical but the VGA memory window differs from '
+                                         f'before suspend (hash {p_before.mem} -> {p.mem})')
+        what = ('registers' + (' and VGA memory' if same_mem else '') + ' as before suspend, ') if same_registers else ''
+        V.log(f'restored: display live, {what}picture identical')
+        return after
+
+    def ms(self, out):
+        """'… in 12.3 ms.' from umsrestored's output, or None."""
+        m = re.search(r' in ([0-9.]+) ms', out)
+        return float(m.group(1)) if m else None
+
+    def finish(self, ok):
+        if self.machine:
+            self.machine.kill()
+        keep = not ok or os.environ.get('UMSRESTORE_VM_KEEP', '') not in ('', '0')
+        for f in os.listdir(self.dir):
+            path = os.path.join(self.dir, f)
+            if f.endswith('.ppm'):
+                if keep:
+                    try:
+                        V.write_png(path[:-4] + '.png', V.read_ppm(path))
+                    except (V.VmError, OSError):
+                        pass
+                else:
+                    os.unlink(path)
+            elif f == 'initrd.cpio' or f.endswith('.sock'):
+                os.unlink(path)
+
+
+# ---- the cases ----------------------------------------------------------------------
+
+def case_control(c):
+    """No umsrestore: the wake leaves the display off, and it stays off."""
+    c.boot('std')
+    before = c.picture()
+    p0 = c.peek()
+    check(not p0.problems(), f'display not live before suspend: {p0.line}')
+    _, woken, p = c.sleep_and_wake(before)
+    c.expect_off(p, 'after wake')
+    time.sleep(2)
+    later = c.shot('later')
+    p2 = c.peek()
+    c.expect_off(p2, '2 s after wake, with no restore')
+    d = V.compare(before, later)
+    V.log(f'2 s after wake vs before: {d}'
+          + (' (a stale frame: the display is off, QEMU shows the last one drawn)' if d.pixels == 0 else ''))
+    V.log('control: without umsrestore the screen is lost')
+
+
+def restore_case(c, vga, cycles=1):
+    c.boot(vga)
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(), f'display not live before suspend: {p0.line}')
+    # For the record only: what these cases prove is the picture and the registers.
+    try:
+        st = c.device(c.status_json())
+        V.log(f"--status: {SLOT} {st.get('verdict')} (managed: {st.get('managed')}), methods {st.get('methods')}")
+    except Failure as e:
+        V.log(f'(ignored here) {e}')
+    for i in range(1, cycles + 1):
+        tag = f'-{i}' if cycles > 1 else ''
+        _, out = c.ums('--no-console-switch --save-now', expect=0)
+        c.times[f'save_ms{tag}'] = c.ms(out)
+        p_saved = c.peek(mem=True)
+        check(p_saved.line == p0.line, f'--save-now changed the hardware:\n  before {p0.line}\n  after  {p_saved.line}')
+        _, _, p = c.sleep_and_wake(before, tag)
+        c.expect_off(p, f'cycle {i}: after wake')
+        c.restore('--no-console-switch --restore-now', before, p0, tag)
+
+
+def case_std(c):
+    """std VGA, vgacon text on tty1: identical after --save-now / S3 / --restore-now."""
+    restore_case(c, 'std')
+
+
+def case_cirrus(c):
+    """Cirrus, vgacon text on tty1: identical after --save-now / S3 / --restore-now."""
+    restore_case(c, 'cirrus')
+
+
+def case_two_cycles(c):
+    """std VGA: two save / S3 / restore cycles in a row, identical both times."""
+    restore_case(c, 'std', cycles=2)
+
+
+def case_kms(c):
+    """bochs DRM loaded: umsrestore hands off (kms, exit 3, no state, nothing touched) and
+    the kernel's own restore gives the identical picture."""
+    c.boot('std', modules=['bochs'])
+    c.run('vmt kms', expect=0)
+    before = c.picture()
+    p0 = c.peek()
+    check(not p0.problems(want_dispi=True), f'bochs display not live before suspend: {p0.line}')
+    st = c.device(c.status_json())
+    check(st.get('verdict') == 'kms', f"--status verdict for {SLOT} is {st.get('verdict')!r}, expected 'kms'")
+    check(st.get('managed') is False, f'--status says {SLOT} is managed')
+    V.log(f"--status: {SLOT} kms ({st.get('driver')}): {st.get('reason')}")
+    c.ums('--save-now', expect=EXIT_NOTHING)
+    _, out = c.run('vmt states', expect=0)
+    check(out.strip() == 'none', f'--save-now wrote state for a KMS device:\n{out}')
+    p1 = c.peek()
+    check(p1.line == p0.line, f'--save-now touched the registers:\n  before {p0.line}\n  after  {p1.line}')
+    check(V.compare(before, c.shot('after-save')).pixels == 0, '--save-now changed the picture')
+    _, _, p = c.sleep_and_wake(before)
+    # The kernel (bochs) has restored the mode by the time user space runs: the reset
+    # dispi enable (0 after QEMU's wake reset) is set again.
+    check(not p.problems(want_dispi=True), 'after wake the kernel did not bring the bochs display back: '
+          + '; '.join(p.problems(want_dispi=True)))
+    c.ums('--restore-now', expect=EXIT_NOTHING)
+    _, out = c.run('vmt states', expect=0)
+    check(out.strip() == 'none', f'--restore-now left state for a KMS device:\n{out}')
+    p2 = c.peek(mem=True)
+    check(p2.registers() == p.registers(), f'--restore-now touched the registers:\n  before {p.line}\n  after  {p2.line}')
+    c.expect_restored(before, p0, want_dispi=True, same_registers=False)
+
+
+def case_bad_state(c):
+    """A truncated and a corrupted state file: --restore-now refuses (exit 5) and leaves the
+    woken display exactly as it was (off, registers and VGA memory untouched)."""
+    c.boot('std')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    c.ums('--no-console-switch --save-now', expect=0)
+    rc, out = c.run(f'stat -c %s {STATE}')
+    check(rc == 0, f'--save-now exited 0 but wrote no state file {STATE}')
+    size = int(out.split()[-1])
+    c.run(f'cp -p {STATE} /tmp/good.state', expect=0)
+    _, woken, p_woken = c.sleep_and_wake(before)
+    c.expect_off(p_woken, 'after wake')
+    for what, damage in (('truncated', f'vmt truncate {STATE} {size // 3}'),
+                         ('corrupted', f'vmt flip {STATE} {size // 2}')):
+        c.run(f'cp -p /tmp/good.state {STATE}', expect=0)
+        c.run(damage, expect=0)
+        rc, out = c.ums('--no-console-switch --restore-now')
+        check(rc == EXIT_BAD_STATE, f'--restore-now with a {what} state file exited {rc}, expected '
+                                    f'{EXIT_BAD_STATE}:\n{out}')
+        p = c.peek(mem=True)
+        check(p.line == p_woken.line, f'--restore-now with a {what} state file touched the hardware:\n'
+                                      f'  woken {p_woken.line}\n  now   {p.line}')
+        c.expect_off(p, f'after refusing the {what} file')
+        d = V.compare(woken, c.shot(f'refused-{what}'))
+        check(d.pixels == 0, f'the screen changed after refusing the {what} state file: {d}')
+        V.log(f'{what} state file refused (exit {rc}); registers and VGA memory untouched')
+    # The intact file still restores: the refusals were about the files, nothing else.
+    c.run(f'cp -p /tmp/good.state {STATE}', expect=0)
+    c.restore('--no-console-switch --restore-now', before, p0)
+
+
+def case_console(c):
+    """The console method: umsrestored moves to a spare VT before sleep and back after the
+    restore, so the kernel redraws tty1 onto programmed hardware; identical picture."""
+    c.boot('std')
+    st = c.device(c.status_json())
+    methods = [s.strip() for s in (st.get('methods') or '').split(',')]
+    if 'console' not in methods:
+        raise Skip(f"umsrestored --status lists no console method for {SLOT} (methods: {st.get('methods')}): "
+                   'this case waits for it')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    _, out = c.run('vmt active', expect=0)
+    check(out.strip() == 'tty1', f'foreground VT is {out.strip()!r}, expected tty1')
+    _, out = c.ums('--save-now', expect=0)
+    c.times['save_ms'] = c.ms(out)
+    _, out = c.run('vmt active', expect=0)
+    spare = out.strip()
+    check(spare not in ('tty1', ''), f'--save-now did not move to a spare VT (foreground: {spare!r})')
+    V.log(f'--save-now moved the console to {spare}')
+    _, _, p = c.sleep_and_wake(before)
+    c.expect_off(p, 'after wake')
+    c.restore('--restore-now', before, p0, same_mem=False)
+    _, out = c.run('vmt active', expect=0)
+    check(out.strip() == 'tty1', f'--restore-now did not switch back to tty1 (foreground: {out.strip()!r})')
+
+
+CASES = {
+    'control': case_control,
+    'std': case_std,
+    'cirrus': case_cirrus,
+    'kms': case_kms,
+    'bad-state': case_bad_state,
+    'two-cycles': case_two_cycles,
+    'console': case_console,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--umsrestored', required=True)
+    ap.add_argument('--vgapeek', required=True)
+    ap.add_argument('--workdir', required=True)
+    args = ap.parse_args()
+
+    # meson's timeout sends SIGTERM: unwind so that QEMU is killed on the way out.
+    def terminated(*_):
+        raise Failure('terminated by SIGTERM (the meson timeout?)')
+    signal.signal(signal.SIGTERM, terminated)
+
+    t0 = time.monotonic()
+    c = Case(args.case, args)
+    status, code = 'FAIL', 1
+    try:
+        CASES[args.case](c)
+        status, code = 'PASS', 0
+    except Skip as e:
+        status, code = 'SKIP', 77
+        V.log(f'SKIP: {e}')
+    except (Failure, V.VmError) as e:
+        V.log(f'FAIL: {e}')
+    finally:
+        c.finish(code != 1)
+        total = time.monotonic() - t0
+        c.times['total_s'] = round(total, 1)
+        if c.deadline:
+            c.times['case_s'] = round(CASE_BUDGET_S - c.deadline.left(), 1)
+        with open(os.path.join(c.dir, 'times.json'), 'w') as f:
+            json.dump(c.times, f)
+        V.log(f'{status}: {args.case} ' + ' '.join(f'{k}={v}' for k, v in c.times.items())
+              + ('' if code == 0 else f' (logs and screendumps in {c.dir})'))
+    return code
+
+
+if __name__ == '__main__':
+    sys.exit(main())
