@@ -1,35 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the simulated VGA (hw-sim.c): port semantics, planes and memory windows,
  * write/read modes, wake, dispi, PCI config, MMIO, forbid switch and access log. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
-
-#include "hw/hw-sim.h"
-
-typedef struct Fixture {
-        HwSim *sim;
-        Hw *hw;
-} Fixture;
-
-static int setup(void **state)
-{
-        Fixture *f = calloc(1, sizeof(Fixture));
-        assert_non_null(f);
-        assert_int_equal(hw_sim_new(NULL, &f->sim, &f->hw), 0);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        Fixture *f = *state;
-        hw_free(f->hw);
-        hw_sim_unref(f->sim);
-        free(f);
-        return 0;
-}
+#include "sim-fixture.h"
 
 static uint8_t inb(Hw *hw, uint16_t port)
 {

@@ -2,38 +2,8 @@
 /* Unit tests for the "backlight" method and the backlight part of the hw interface on the
  * simulator: save -> wake -> restore, writes only where needed, names filtered, bounded
  * count, changed or vanished devices left alone, payload validation, dump. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
-
-#include "hw/hw-sim.h"
+#include "sim-fixture.h"
 #include "methods/backlight.h"
-
-typedef struct Fixture {
-        HwSim *sim;
-        Hw *hw;
-        Buffer payload;
-} Fixture;
-
-static int setup(void **state)
-{
-        Fixture *f = calloc(1, sizeof(Fixture));
-        assert_non_null(f);
-        assert_int_equal(hw_sim_new(NULL, &f->sim, &f->hw), 0);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        Fixture *f = *state;
-        buffer_done(&f->payload);
-        hw_free(f->hw);
-        hw_sim_unref(f->sim);
-        free(f);
-        return 0;
-}
 
 static void save(Fixture *f)
 {

@@ -2,52 +2,15 @@
 /* Unit tests for the "console" method and the VT part of the hw interface on the simulator:
  * save -> sleep -> restore moves to a spare VT and back, bounded waits, the switch back
  * after the last hardware write (engine order), payload validation, dump. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
-
 #include <sys/stat.h>
 
 #include "engine.h"
 #include "hw/hw-sim-file.h"
-#include "hw/hw-sim.h"
+#include "sim-fixture.h"
 #include "methods/console.h"
 #include "methods/vga.h"
 
 static const char *data_dir;
-
-typedef struct Fixture {
-        HwSim *sim;
-        Hw *hw;
-        Buffer payload;
-} Fixture;
-
-static int setup(void **state)
-{
-        Fixture *f = calloc(1, sizeof(Fixture));
-        assert_non_null(f);
-        assert_int_equal(hw_sim_new(NULL, &f->sim, &f->hw), 0);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        Fixture *f = *state;
-        buffer_done(&f->payload);
-        hw_free(f->hw);
-        hw_sim_unref(f->sim);
-        free(f);
-        return 0;
-}
-
-static void print_log(HwSim *sim)
-{
-        _cleanup_(buffer_done) Buffer b = { 0 };
-        assert_int_equal(hw_sim_log_format(sim, &b), 0);
-        fprintf(stderr, "%s", buffer_str(&b));
-}
 
 static void save(Fixture *f)
 {

@@ -1,46 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the "vga" method on the simulated VGA: save -> wake -> restore round trips,
  * the access-order rules read off the access log, payload validation, verify and dump. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <cmocka.h>
-
-#include "hw/hw-sim.h"
+#include "sim-fixture.h"
 #include "methods/vga.h"
-
-typedef struct Fixture {
-        HwSim *sim;
-        Hw *hw;
-        Buffer payload;
-} Fixture;
-
-static int setup(void **state)
-{
-        Fixture *f = calloc(1, sizeof(Fixture));
-        assert_non_null(f);
-        assert_int_equal(hw_sim_new(NULL, &f->sim, &f->hw), 0);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        Fixture *f = *state;
-        buffer_done(&f->payload);
-        hw_free(f->hw);
-        hw_sim_unref(f->sim);
-        free(f);
-        return 0;
-}
-
-/* Prints the access log when an assertion is about to fail on it. */
-static void print_log(HwSim *sim)
-{
-        _cleanup_(buffer_done) Buffer b = { 0 };
-        assert_int_equal(hw_sim_log_format(sim, &b), 0);
-        fprintf(stderr, "%s", buffer_str(&b));
-}
 
 static void assert_no_diff(const HwSimVgaState *a, const HwSimVgaState *b, unsigned flags)
 {
