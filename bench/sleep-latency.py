@@ -111,6 +111,7 @@ def main():
         p_mock.terminate()
         p_mock.wait()
         shutil.rmtree(tmp, ignore_errors=True)
+        Bench.tearDownClass()  # stops the private bus
 
     print(f"PrepareForSleep(true) -> delay lock released, {N} cycles (ms)")
     print(f"{'':24} {'median':>8} {'p90':>8} {'min':>8} {'max':>8}")
