@@ -138,6 +138,24 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.assertEqual(second.returncode, 6, second.stdout)
         self.assertIn("already running", second.stdout)
 
+    def ctx_switches(self):
+        total = 0
+        with open(f"/proc/{self.daemon.pid}/status") as f:
+            for line in f:
+                if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                    total += int(line.split()[1])
+        return total
+
+    def test_idle_no_wakeups(self):
+        # holding the lock and waiting for signals: no timers, no polling
+        self.start_daemon()
+        self.wait_lock(True)
+        time.sleep(0.5)
+        before = self.ctx_switches()
+        time.sleep(3.0)
+        after = self.ctx_switches()
+        self.assertLessEqual(after - before, 1, f"the idle daemon woke up {after - before} times in 3 s")
+
     def test_sleep_saves_and_releases(self):
         self.start_daemon()
         self.wait_lock(True)
