@@ -3,6 +3,7 @@
  * engine's results into messages for a person (or JSON) and an exit code. */
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "actions.h"
 #include "engine.h"
@@ -302,6 +303,13 @@ static int sim_switch_engine_func(const EngineConfig *c, EngineOp op, void *user
 
         copy.hw_open = sim_switch_open;
         copy.hw_userdata = s;
+        /* Test hook for the daemon's deadline: a simulated device that is slow to save. */
+        const char *slow = getenv("UMSRESTORE_TEST_SLOW_SAVE_MS");
+        if (slow && op == ENGINE_SAVE) {
+                unsigned long ms = strtoul(slow, NULL, 10);
+                struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
+                (void)nanosleep(&ts, NULL);
+        }
         code = engine_run_and_log(&copy, op);
         r = sim_switch_finish(s);
         if (r < 0) {

@@ -220,7 +220,7 @@ static void manager_read_delay(Manager *m)
                 m->inhibit_delay_max_usec = DEFAULT_INHIBIT_DELAY_USEC;
 }
 
-static void manager_pass_finished(Manager *m, EngineOp op, int status, bool timed_out);
+static void manager_pass_finished(Manager *m, EngineOp op, int status);
 
 static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
@@ -231,7 +231,7 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
         m->child_source = sd_event_source_unref(m->child_source);
         m->deadline_source = sd_event_source_disable_unref(m->deadline_source);
         m->child = 0;
-        manager_pass_finished(m, m->child_op, status, false);
+        manager_pass_finished(m, m->child_op, status);
         return 0;
 }
 
@@ -294,11 +294,10 @@ static int manager_spawn_pass(Manager *m, EngineOp op, uint64_t deadline_usec)
         return 0;
 }
 
-static void manager_pass_finished(Manager *m, EngineOp op, int status, bool timed_out)
+static void manager_pass_finished(Manager *m, EngineOp op, int status)
 {
         uint64_t took = now_mono() - m->child_start_usec;
 
-        (void)timed_out;
         m->cycles++;
         if (op == ENGINE_SAVE) {
                 m->saved_this_sleep = status == 0;

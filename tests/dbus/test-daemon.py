@@ -92,8 +92,8 @@ class DaemonTest(dbusmock.DBusTestCase):
         return [i for i in self.manager.ListInhibitors() if str(i[1]) == "umsrestore"]
 
     # --- daemon ----------------------------------------------------------------------
-    def start_daemon(self, *extra):
-        env = dict(os.environ, UMSRESTORE_TEST_HW_SIM=self.sim)
+    def start_daemon(self, *extra, env_extra=None):
+        env = dict(os.environ, UMSRESTORE_TEST_HW_SIM=self.sim, **(env_extra or {}))
         self.log = open(self.log_path, "w")
         self.daemon = subprocess.Popen([BIN, "--root", self.root, "--log-level", "debug", *extra],
                                        env=env, stdout=self.log, stderr=subprocess.STDOUT)
@@ -260,6 +260,25 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.emit_sleep(False)
         self.wait_lock(True)
         self.assertIn("not restoring", self.log_text())
+
+    def test_save_deadline(self):
+        # a save slower than the deadline: the lock goes at the deadline, not when the save ends
+        conf = os.path.join(self.tmp, "deadline.conf")
+        with open(conf, "w") as f:
+            f.write("[General]\nSaveDeadlineSec=0.5\n")
+        self.start_daemon("--config", conf, env_extra={"UMSRESTORE_TEST_SLOW_SAVE_MS": "4000"})
+        self.wait_lock(True)
+        t0 = time.monotonic()
+        self.emit_sleep(True)
+        self.wait_lock(False, timeout=3.0)
+        released = time.monotonic() - t0
+        self.assertGreater(released, 0.4)
+        self.assertLess(released, 1.5, f"lock released after {released:.2f} s, deadline 0.5 s")
+        wait_for(lambda: "did not finish within" in self.log_text(), 3, "the deadline to be logged")
+        self.emit_sleep(False)
+        self.wait_lock(True)
+        self.assertIn("not restoring", self.log_text())
+        self.assertIsNone(self.daemon.poll())
 
     def test_cycles_stable(self):
         self.start_daemon()
