@@ -48,6 +48,22 @@ int hw_outw(Hw *hw, uint16_t port, uint16_t value)
         return HW_CALL(hw, io_write, port, 2, value);
 }
 
+int hw_read_indexed(Hw *hw, uint16_t index_port, uint8_t index, uint8_t *ret)
+{
+        int r = hw_outb(hw, index_port, index);
+        if (r < 0)
+                return r;
+        return hw_inb(hw, (uint16_t)(index_port + 1), ret);
+}
+
+int hw_write_indexed(Hw *hw, uint16_t index_port, uint8_t index, uint8_t value)
+{
+        int r = hw_outb(hw, index_port, index);
+        if (r < 0)
+                return r;
+        return hw_outb(hw, (uint16_t)(index_port + 1), value);
+}
+
 static bool vga_range_ok(uint32_t offset, size_t len)
 {
         return offset <= HW_VGA_MEM_SIZE && len <= HW_VGA_MEM_SIZE - offset;

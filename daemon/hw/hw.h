@@ -93,6 +93,10 @@ int hw_inb(Hw *hw, uint16_t port, uint8_t *ret);
 int hw_outb(Hw *hw, uint16_t port, uint8_t value);
 int hw_inw(Hw *hw, uint16_t port, uint16_t *ret);
 int hw_outw(Hw *hw, uint16_t port, uint16_t value);
+/* An index/data register pair (sequencer, CRTC, graphics controller): the index goes to
+ * index_port, the data is read from or written to index_port + 1. */
+int hw_read_indexed(Hw *hw, uint16_t index_port, uint8_t index, uint8_t *ret);
+int hw_write_indexed(Hw *hw, uint16_t index_port, uint8_t index, uint8_t value);
 int hw_vga_mem_read(Hw *hw, uint32_t offset, void *buf, size_t len);
 int hw_vga_mem_write(Hw *hw, uint32_t offset, const void *buf, size_t len);
 int hw_cfg_read(Hw *hw, uint32_t offset, void *buf, size_t len);

@@ -33,22 +33,6 @@ static int dpms_check(const uint8_t *payload, size_t len)
         return 0;
 }
 
-static int dpms_read_indexed(Hw *hw, uint16_t addr_port, uint8_t index, uint8_t *ret)
-{
-        int r = hw_outb(hw, addr_port, index);
-        if (r < 0)
-                return r;
-        return hw_inb(hw, (uint16_t)(addr_port + 1), ret);
-}
-
-static int dpms_write_indexed(Hw *hw, uint16_t addr_port, uint8_t index, uint8_t value)
-{
-        int r = hw_outb(hw, addr_port, index);
-        if (r < 0)
-                return r;
-        return hw_outb(hw, (uint16_t)(addr_port + 1), value);
-}
-
 static bool dpms_screen_on(const DpmsRegs *regs)
 {
         return !(regs->sr01 & SR01_SCREEN_OFF) && (regs->sr00 & SR00_RUN) == SR00_RUN &&
@@ -78,11 +62,11 @@ static int dpms_run_locked(Hw *hw, DpmsLockedFunc fn, DpmsRegs *regs)
         if (r < 0)
                 goto unlock;
 
-        r = dpms_read_indexed(hw, VGA_SR_ADDR, SR_RESET, &regs->sr00);
+        r = hw_read_indexed(hw, VGA_SR_ADDR, SR_RESET, &regs->sr00);
         if (r >= 0)
-                r = dpms_read_indexed(hw, VGA_SR_ADDR, SR_CLOCKING, &regs->sr01);
+                r = hw_read_indexed(hw, VGA_SR_ADDR, SR_CLOCKING, &regs->sr01);
         if (r >= 0)
-                r = dpms_read_indexed(hw, crtc, CR_MODE_CONTROL, &regs->cr17);
+                r = hw_read_indexed(hw, crtc, CR_MODE_CONTROL, &regs->cr17);
         if (r >= 0 && fn)
                 r = fn(hw, crtc, regs);
 
@@ -129,26 +113,26 @@ static int dpms_screen_on_locked(Hw *hw, uint16_t crtc, DpmsRegs *regs)
         int r = 0, k;
 
         if ((regs->sr01 & SR01_SCREEN_OFF) || (regs->sr00 & SR00_RUN) != SR00_RUN) {
-                r = dpms_write_indexed(hw, VGA_SR_ADDR, SR_RESET, SR00_SYNC_RESET);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, SR_RESET, SR00_SYNC_RESET);
                 if (r < 0)
                         return r;
-                r = dpms_write_indexed(hw, VGA_SR_ADDR, SR_CLOCKING, regs->sr01 & ~SR01_SCREEN_OFF);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, SR_CLOCKING, regs->sr01 & ~SR01_SCREEN_OFF);
                 /* End the reset even if the write failed: never leave the sequencer stopped. */
-                k = dpms_write_indexed(hw, VGA_SR_ADDR, SR_RESET, SR00_RUN);
+                k = hw_write_indexed(hw, VGA_SR_ADDR, SR_RESET, SR00_RUN);
                 r = MIN(r, k);
                 if (r < 0)
                         return r;
         }
 
         if (!(regs->cr17 & CR17_SYNC_ENABLE)) {
-                r = dpms_read_indexed(hw, crtc, CR_VRETRACE_END, &cr11);
+                r = hw_read_indexed(hw, crtc, CR_VRETRACE_END, &cr11);
                 if (r >= 0 && (cr11 & CR11_PROTECT))
-                        r = dpms_write_indexed(hw, crtc, CR_VRETRACE_END, cr11 & ~CR11_PROTECT);
+                        r = hw_write_indexed(hw, crtc, CR_VRETRACE_END, cr11 & ~CR11_PROTECT);
                 if (r < 0)
                         return r;
-                r = dpms_write_indexed(hw, crtc, CR_MODE_CONTROL, regs->cr17 | CR17_SYNC_ENABLE);
+                r = hw_write_indexed(hw, crtc, CR_MODE_CONTROL, regs->cr17 | CR17_SYNC_ENABLE);
                 if (cr11 & CR11_PROTECT) {
-                        k = dpms_write_indexed(hw, crtc, CR_VRETRACE_END, cr11);
+                        k = hw_write_indexed(hw, crtc, CR_VRETRACE_END, cr11);
                         r = MIN(r, k);
                 }
         }

@@ -189,22 +189,6 @@ static uint16_t vga_st01_port(uint8_t msr)
         return (msr & MSR_COLOUR) ? VGA_ST01_COLOUR : VGA_ST01_MONO;
 }
 
-static int vga_read_indexed(Hw *hw, uint16_t addr_port, uint8_t index, uint8_t *ret)
-{
-        int r = hw_outb(hw, addr_port, index);
-        if (r < 0)
-                return r;
-        return hw_inb(hw, (uint16_t)(addr_port + 1), ret);
-}
-
-static int vga_write_indexed(Hw *hw, uint16_t addr_port, uint8_t index, uint8_t value)
-{
-        int r = hw_outb(hw, addr_port, index);
-        if (r < 0)
-                return r;
-        return hw_outb(hw, (uint16_t)(addr_port + 1), value);
-}
-
 static int vga_read_st01(Hw *hw, uint16_t st01)
 {
         uint8_t dummy;
@@ -250,13 +234,13 @@ static int vga_attr_set_index(Hw *hw, uint16_t st01, uint8_t index)
 /* A sequencer register write inside a synchronous reset. */
 static int vga_seq_write_in_reset(Hw *hw, uint8_t index, uint8_t value, uint8_t sr00_after)
 {
-        int r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
+        int r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
         if (r < 0)
                 return r;
-        r = vga_write_indexed(hw, VGA_SR_ADDR, index, value);
+        r = hw_write_indexed(hw, VGA_SR_ADDR, index, value);
         if (r < 0)
                 return r;
-        return vga_write_indexed(hw, VGA_SR_ADDR, 0x00, sr00_after);
+        return hw_write_indexed(hw, VGA_SR_ADDR, 0x00, sr00_after);
 }
 
 static bool vga_device_is_bochs(const DisplayDevice *d)
@@ -307,36 +291,36 @@ static int vga_save_planes(Hw *hw, const VgaRegs *regs, uint8_t *planes)
         int r, k = 0;
 
         /* Blank and switch to plain planar access, inside a synchronous reset. */
-        r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
+        r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1] | SR01_SCREEN_OFF);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1] | SR01_SCREEN_OFF);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x04, SR04_PLANAR);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x04, SR04_PLANAR);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_RUN);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_RUN);
         if (r >= 0 && msr_changed)
                 r = hw_outb(hw, VGA_MSR_WRITE, regs->msr | MSR_RAM_ENABLE);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x05, GR05_PLANAR);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x05, GR05_PLANAR);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x06, GR06_A0000_64K);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x06, GR06_A0000_64K);
 
         for (unsigned p = 0; r >= 0 && p < VGA_PLANE_COUNT; p++) {
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x04, (uint8_t)p);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x04, (uint8_t)p);
                 if (r >= 0)
                         r = hw_vga_mem_read(hw, 0, planes + p * VGA_PLANE_SIZE, VGA_PLANE_SIZE);
         }
 
         /* Put back what the ritual clobbered, even after a failure; unblank last. */
-        k = vga_write_indexed(hw, VGA_GR_ADDR, 0x04, regs->gr[4]);
-        k = MIN(k, vga_write_indexed(hw, VGA_GR_ADDR, 0x05, regs->gr[5]));
-        k = MIN(k, vga_write_indexed(hw, VGA_GR_ADDR, 0x06, regs->gr[6]));
+        k = hw_write_indexed(hw, VGA_GR_ADDR, 0x04, regs->gr[4]);
+        k = MIN(k, hw_write_indexed(hw, VGA_GR_ADDR, 0x05, regs->gr[5]));
+        k = MIN(k, hw_write_indexed(hw, VGA_GR_ADDR, 0x06, regs->gr[6]));
         if (msr_changed)
                 k = MIN(k, hw_outb(hw, VGA_MSR_WRITE, regs->msr));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x04, regs->sr[4]));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1]));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x04, regs->sr[4]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]));
         return r < 0 ? r : k;
 }
 
@@ -367,25 +351,25 @@ static int vga_save_locked(Hw *hw, const DisplayDevice *d, VgaRegs *regs, uint8_
                 return r;
 
         for (uint8_t i = 0; r >= 0 && i < VGA_SR_COUNT; i++)
-                r = vga_read_indexed(hw, VGA_SR_ADDR, i, &regs->sr[i]);
+                r = hw_read_indexed(hw, VGA_SR_ADDR, i, &regs->sr[i]);
 
         /* CRTC: unlock CR00-CR07 first, read, then put the saved CR11 back. */
         if (r >= 0)
-                r = vga_read_indexed(hw, crtc, CR_VRETRACE_END, &regs->cr[CR_VRETRACE_END]);
+                r = hw_read_indexed(hw, crtc, CR_VRETRACE_END, &regs->cr[CR_VRETRACE_END]);
         if (r >= 0 && (regs->cr[CR_VRETRACE_END] & CR11_PROTECT)) {
-                r = vga_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END] & ~CR11_PROTECT);
+                r = hw_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END] & ~CR11_PROTECT);
                 cr_unlocked = r >= 0;
         }
         for (uint8_t i = 0; r >= 0 && i < VGA_CR_COUNT; i++)
                 if (i != CR_VRETRACE_END)
-                        r = vga_read_indexed(hw, crtc, i, &regs->cr[i]);
+                        r = hw_read_indexed(hw, crtc, i, &regs->cr[i]);
         if (cr_unlocked) {
-                k = vga_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END]);
+                k = hw_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END]);
                 r = MIN(r, k);
         }
 
         for (uint8_t i = 0; r >= 0 && i < VGA_GR_COUNT; i++)
-                r = vga_read_indexed(hw, VGA_GR_ADDR, i, &regs->gr[i]);
+                r = hw_read_indexed(hw, VGA_GR_ADDR, i, &regs->gr[i]);
 
         /* Attribute controller: note the index (PAS) as found, read with the flip-flop
          * ritual, then put the index back. */
@@ -468,26 +452,26 @@ static int vga_restore_planes(Hw *hw, const VgaRegs *regs, const uint8_t *planes
         bool msr_changed = !(regs->msr & MSR_RAM_ENABLE);
         int r, k;
 
-        r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
+        r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1] | SR01_SCREEN_OFF);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1] | SR01_SCREEN_OFF);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x04, SR04_PLANAR);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x04, SR04_PLANAR);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_RUN);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_RUN);
         if (r >= 0 && msr_changed)
                 r = hw_outb(hw, VGA_MSR_WRITE, regs->msr | MSR_RAM_ENABLE);
         /* Write mode 0, no set/reset, no rotation or logic, all bits: bytes land as given. */
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x01, 0x00);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x01, 0x00);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x03, 0x00);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x03, 0x00);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x05, GR05_PLANAR);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x05, GR05_PLANAR);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x06, GR06_A0000_64K);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x06, GR06_A0000_64K);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, 0x08, 0xFF);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, 0x08, 0xFF);
 
         for (unsigned p = 0; r >= 0 && p < VGA_PLANE_COUNT; p++) {
                 r = vga_seq_write_in_reset(hw, 0x02, (uint8_t)(1u << p), SR00_RUN);
@@ -495,18 +479,18 @@ static int vga_restore_planes(Hw *hw, const VgaRegs *regs, const uint8_t *planes
                         r = hw_vga_mem_write(hw, 0, planes + p * VGA_PLANE_SIZE, VGA_PLANE_SIZE);
         }
 
-        k = vga_write_indexed(hw, VGA_GR_ADDR, 0x01, regs->gr[1]);
-        k = MIN(k, vga_write_indexed(hw, VGA_GR_ADDR, 0x03, regs->gr[3]));
-        k = MIN(k, vga_write_indexed(hw, VGA_GR_ADDR, 0x05, regs->gr[5]));
-        k = MIN(k, vga_write_indexed(hw, VGA_GR_ADDR, 0x06, regs->gr[6]));
-        k = MIN(k, vga_write_indexed(hw, VGA_GR_ADDR, 0x08, regs->gr[8]));
+        k = hw_write_indexed(hw, VGA_GR_ADDR, 0x01, regs->gr[1]);
+        k = MIN(k, hw_write_indexed(hw, VGA_GR_ADDR, 0x03, regs->gr[3]));
+        k = MIN(k, hw_write_indexed(hw, VGA_GR_ADDR, 0x05, regs->gr[5]));
+        k = MIN(k, hw_write_indexed(hw, VGA_GR_ADDR, 0x06, regs->gr[6]));
+        k = MIN(k, hw_write_indexed(hw, VGA_GR_ADDR, 0x08, regs->gr[8]));
         if (msr_changed)
                 k = MIN(k, hw_outb(hw, VGA_MSR_WRITE, regs->msr));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x02, regs->sr[2]));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x04, regs->sr[4]));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1]));
-        k = MIN(k, vga_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x02, regs->sr[2]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x04, regs->sr[4]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1]));
+        k = MIN(k, hw_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]));
         return r < 0 ? r : k;
 }
 
@@ -542,28 +526,28 @@ static int vga_restore_locked(Hw *hw, const DisplayDevice *d, const VgaRegs *reg
                 return r;
 
         /* Sequencer inside a synchronous reset; keep the screen off while planes follow. */
-        r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
+        r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
         if (r >= 0) {
                 blanked = planes != NULL;
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x01,
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x01,
                                       planes ? regs->sr[1] | SR01_SCREEN_OFF : regs->sr[1]);
         }
         for (uint8_t i = 2; r >= 0 && i < VGA_SR_COUNT; i++)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, i, regs->sr[i]);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, i, regs->sr[i]);
         if (r >= 0)
-                r = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]);
+                r = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]);
 
         /* CRTC: unlock CR00-CR07, write them all, then the saved CR11 (which may lock). */
         if (r >= 0)
-                r = vga_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END] & ~CR11_PROTECT);
+                r = hw_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END] & ~CR11_PROTECT);
         for (uint8_t i = 0; r >= 0 && i < VGA_CR_COUNT; i++)
                 if (i != CR_VRETRACE_END)
-                        r = vga_write_indexed(hw, crtc, i, regs->cr[i]);
+                        r = hw_write_indexed(hw, crtc, i, regs->cr[i]);
         if (r >= 0)
-                r = vga_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END]);
+                r = hw_write_indexed(hw, crtc, CR_VRETRACE_END, regs->cr[CR_VRETRACE_END]);
 
         for (uint8_t i = 0; r >= 0 && i < VGA_GR_COUNT; i++)
-                r = vga_write_indexed(hw, VGA_GR_ADDR, i, regs->gr[i]);
+                r = hw_write_indexed(hw, VGA_GR_ADDR, i, regs->gr[i]);
 
         for (uint8_t i = 0; r >= 0 && i < VGA_AR_COUNT; i++)
                 r = vga_attr_write(hw, st01, i, regs->ar[i]);
@@ -586,11 +570,11 @@ static int vga_restore_locked(Hw *hw, const DisplayDevice *d, const VgaRegs *reg
 
         /* Failed half-way: never leave the screen blanked or the palette source off. */
         if (blanked) {
-                k = vga_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
+                k = hw_write_indexed(hw, VGA_SR_ADDR, 0x00, SR00_SYNC_RESET);
                 if (k >= 0)
-                        k = vga_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1]);
+                        k = hw_write_indexed(hw, VGA_SR_ADDR, 0x01, regs->sr[1]);
                 if (k >= 0)
-                        (void)vga_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]);
+                        (void)hw_write_indexed(hw, VGA_SR_ADDR, 0x00, regs->sr[0]);
         }
         (void)vga_attr_set_index(hw, st01, (uint8_t)((regs->ar_index & 0x1F) | AR_PAS));
         return r;
@@ -660,11 +644,11 @@ static int vga_verify_locked(Hw *hw, const VgaRegs *want, Buffer *report)
                 return r;
 
         for (uint8_t i = 0; r >= 0 && i < VGA_SR_COUNT; i++)
-                r = vga_read_indexed(hw, VGA_SR_ADDR, i, &is.sr[i]);
+                r = hw_read_indexed(hw, VGA_SR_ADDR, i, &is.sr[i]);
         for (uint8_t i = 0; r >= 0 && i < VGA_CR_COUNT; i++)
-                r = vga_read_indexed(hw, crtc, i, &is.cr[i]);
+                r = hw_read_indexed(hw, crtc, i, &is.cr[i]);
         for (uint8_t i = 0; r >= 0 && i < VGA_GR_COUNT; i++)
-                r = vga_read_indexed(hw, VGA_GR_ADDR, i, &is.gr[i]);
+                r = hw_read_indexed(hw, VGA_GR_ADDR, i, &is.gr[i]);
         if (r >= 0)
                 r = vga_read_st01(hw, st01);
         if (r >= 0)
