@@ -335,10 +335,30 @@ static int sim_switch_setup(const ActionArgs *a, SimSwitch *s)
         return 1;
 }
 
+/* One engine pass under the run lock (waiting up to LOCK_TIMEOUT_USEC), on the simulated
+ * device when sim is given. Returns an exit code. */
+static int run_locked_pass(const EngineConfig *c, EngineOp op, SimSwitch *sim)
+{
+        _cleanup_close_ int lock_fd = run_lock_acquire(c->state_dir, LOCK_TIMEOUT_USEC);
+
+        if (lock_fd == -EBUSY) {
+                log_error("Another umsrestored is busy (lock '%s/lock' held for more than %u s); try again.",
+                          c->state_dir, LOCK_TIMEOUT_USEC / 1000000u);
+                return UMS_EXIT_BUSY;
+        }
+        if (lock_fd < 0) {
+                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s. Are you root?", c->state_dir,
+                                STRERROR(lock_fd));
+                return lock_fd == -EACCES || lock_fd == -EPERM ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
+        }
+        if (sim)
+                return sim_switch_engine_func(c, op, sim);
+        return engine_run_and_log(c, op);
+}
+
 static int run_engine_action(const ActionArgs *a, EngineOp op)
 {
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        _cleanup_close_ int lock_fd = -EBADF;
         SimSwitch sim = { 0 };
         EngineConfig c;
         int r;
@@ -351,21 +371,7 @@ static int run_engine_action(const ActionArgs *a, EngineOp op)
         if (r < 0)
                 return UMS_EXIT_USAGE;
 
-        lock_fd = run_lock_acquire(c.state_dir, LOCK_TIMEOUT_USEC);
-        if (lock_fd == -EBUSY) {
-                log_error("Another umsrestored is busy (lock '%s/lock' held for more than %u s); try again.",
-                          c.state_dir, LOCK_TIMEOUT_USEC / 1000000u);
-                return UMS_EXIT_BUSY;
-        }
-        if (lock_fd < 0) {
-                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s. Are you root?", c.state_dir,
-                                STRERROR(lock_fd));
-                return lock_fd == -EACCES || lock_fd == -EPERM ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
-        }
-
-        if (r > 0)
-                return sim_switch_engine_func(&c, op, &sim);
-        return engine_run_and_log(&c, op);
+        return run_locked_pass(&c, op, r > 0 ? &sim : NULL);
 }
 
 int action_save_now(const ActionArgs *a)
@@ -480,16 +486,8 @@ int action_check_config(const ActionArgs *a)
  * call or a hook never interleaves with it. */
 static int daemon_engine_func(const EngineConfig *c, EngineOp op, void *userdata)
 {
-        _cleanup_close_ int lock_fd = run_lock_acquire(c->state_dir, LOCK_TIMEOUT_USEC);
         SimSwitch *sim = userdata;
-
-        if (lock_fd < 0) {
-                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s", c->state_dir, STRERROR(lock_fd));
-                return lock_fd == -EBUSY ? UMS_EXIT_BUSY : UMS_EXIT_FAILURE;
-        }
-        if (sim->path)
-                return sim_switch_engine_func(c, op, sim);
-        return engine_run_and_log(c, op);
+        return run_locked_pass(c, op, sim->path ? sim : NULL);
 }
 
 int action_daemon(const ActionArgs *a)
