@@ -300,11 +300,13 @@ static void manager_pass_finished(Manager *m, EngineOp op, int status)
 
         m->cycles++;
         if (op == ENGINE_SAVE) {
+                const char *releasing = m->inhibit_fd >= 0 ? "; releasing the sleep delay lock" : "";
+
                 m->saved_this_sleep = status == 0;
                 if (status == 0)
-                        log_info("Saved display state in %.1f ms; releasing the sleep delay lock.", (double)took / 1000.0);
+                        log_info("Saved display state in %.1f ms%s.", (double)took / 1000.0, releasing);
                 else if (status == 3)
-                        log_info("Nothing to save; releasing the sleep delay lock.");
+                        log_info("Nothing to save%s.", releasing);
                 else
                         log_error("Saving display state failed (status %d); the system sleeps anyway, and after wake "
                                   "nothing will be restored. See 'umsrestored --status'.",
