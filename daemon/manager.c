@@ -3,12 +3,14 @@
  * restarts, bounded save/restore passes in a child process, sd_notify and signals. */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 
 #include "actions.h"
 #include "log.h"
 #include "manager.h"
+#include "sysfs.h"
 
 #define LOGIND_SERVICE "org.freedesktop.login1"
 #define LOGIND_PATH "/org/freedesktop/login1"
@@ -17,6 +19,9 @@
 #define RESTORE_DEADLINE_USEC (20u * 1000000u)
 #define INHIBIT_RETRIES_MAX 10u
 #define INHIBIT_RETRY_USEC (300u * 1000u)
+/* After a DRM node appears or goes, wait this long for the driver to finish registering
+ * its connectors before classifying again. */
+#define DRM_SETTLE_USEC (500u * 1000u)
 
 uint64_t manager_save_deadline_usec(uint64_t delay)
 {
@@ -451,6 +456,71 @@ static void manager_reload_config(Manager *m)
                 log_set_max_level(c->log_level);
 }
 
+static void manager_watch_dri(Manager *m);
+
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+        bool had = m->want_lock;
+
+        (void)s;
+        (void)usec;
+        m->rescan_source = sd_event_source_disable_unref(m->rescan_source);
+        if (m->sleeping || m->child > 0)
+                return 0; /* the next save classifies again anyway */
+        manager_rescan(m);
+        if (had != m->want_lock)
+                log_info("Display devices changed: %s.", m->want_lock ? m->managed_desc : "nothing to manage now");
+        if (m->want_lock)
+                manager_take_lock(m);
+        else
+                manager_release_lock(m, "nothing to manage");
+        manager_update_status(m);
+        return 0;
+}
+
+/* A DRM node came or went (a KMS driver bound late, or was unbound): classify again soon. */
+static int on_dri_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+        Manager *m = userdata;
+
+        if ((ev->mask & IN_IGNORED) && s == m->dri_watch) {
+                /* /dev/dri went away: watch for it to come back through /dev */
+                m->dri_watch = sd_event_source_disable_unref(m->dri_watch);
+        } else if (ev->len > 0 && streq(ev->name, "dri") && !m->dri_watch)
+                manager_watch_dri(m);
+        if (m->rescan_source)
+                return 0;
+        if (sd_event_add_time_relative(m->event, &m->rescan_source, CLOCK_MONOTONIC, DRM_SETTLE_USEC, 10000,
+                                       on_rescan_timer, m) < 0)
+                log_warning("Failed to schedule a rescan after a DRM device change.");
+        return 0;
+}
+
+static void manager_watch_dri(Manager *m)
+{
+        _cleanup_free_ char *dri = NULL;
+
+        if (sysfs_path(m->config.root, "/dev/dri", &dri) < 0)
+                return;
+        if (sd_event_add_inotify(m->event, &m->dri_watch, dri, IN_CREATE | IN_DELETE | IN_ONLYDIR,
+                                 on_dri_event, m) < 0)
+                log_debug("Not watching '%s' (it does not exist yet).", dri);
+}
+
+/* Watches ROOT/dev/dri for DRM nodes, and ROOT/dev for the directory itself to appear.
+ * inotify only: no wake-ups while nothing changes. */
+static void manager_start_watches(Manager *m)
+{
+        _cleanup_free_ char *dev = NULL;
+
+        manager_watch_dri(m);
+        if (sysfs_path(m->config.root, "/dev", &dev) < 0)
+                return;
+        if (sd_event_add_inotify(m->event, &m->dev_watch, dev, IN_CREATE | IN_ONLYDIR, on_dri_event, m) < 0)
+                log_debug("Not watching '%s' for DRM devices.", dev);
+}
+
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
         Manager *m = userdata;
@@ -523,6 +593,9 @@ Manager *manager_free(Manager *m)
         m->child_source = sd_event_source_unref(m->child_source);
         m->deadline_source = sd_event_source_disable_unref(m->deadline_source);
         m->retry_source = sd_event_source_disable_unref(m->retry_source);
+        m->rescan_source = sd_event_source_disable_unref(m->rescan_source);
+        m->dev_watch = sd_event_source_disable_unref(m->dev_watch);
+        m->dri_watch = sd_event_source_disable_unref(m->dri_watch);
         m->sleep_slot = sd_bus_slot_unref(m->sleep_slot);
         m->owner_slot = sd_bus_slot_unref(m->owner_slot);
         m->inhibit_call_slot = sd_bus_slot_unref(m->inhibit_call_slot);
@@ -556,6 +629,7 @@ int manager_start(Manager *m)
                 return log_error_errno(r, "Failed to watch logind restarts: %s", STRERROR(r));
 
         manager_rescan(m);
+        manager_start_watches(m);
         manager_read_delay(m);
         if (m->want_lock)
                 manager_take_lock(m);

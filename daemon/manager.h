@@ -20,6 +20,7 @@ struct Manager {
         sd_bus *bus;
         sd_bus_slot *sleep_slot, *owner_slot, *inhibit_call_slot, *delay_call_slot;
         sd_event_source *child_source, *deadline_source, *retry_source;
+        sd_event_source *dev_watch, *dri_watch, *rescan_source; /* DRM devices appearing */
         unsigned inhibit_retries;
 
         int inhibit_fd; /* logind delay lock, -EBADF when not held */

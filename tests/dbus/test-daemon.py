@@ -280,6 +280,26 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.assertIn("not restoring", self.log_text())
         self.assertIsNone(self.daemon.poll())
 
+    def test_late_kms_driver(self):
+        # a KMS driver binds after the daemon started: the new DRM node makes it classify
+        # again, hand the device off and give up its lock
+        os.makedirs(os.path.join(self.root, "dev"))
+        self.start_daemon()
+        self.wait_lock(True)
+        dev = os.path.join(self.root, "sys", "bus", "pci", "devices", SLOT)
+        os.makedirs(os.path.join(dev, "drm", "card0", "card0-Virtual-1"))
+        os.symlink("../../../bus/pci/drivers/bochs-drm", os.path.join(dev, "driver"))
+        os.makedirs(os.path.join(self.root, "dev", "dri"))
+        open(os.path.join(self.root, "dev", "dri", "card0"), "w").close()
+        self.wait_lock(False, timeout=5.0)
+        wait_for(lambda: "nothing to manage now" in self.log_text(), 5, "the rescan to be logged")
+        # and back: the driver goes away, the device is managed again
+        os.unlink(os.path.join(dev, "driver"))
+        shutil.rmtree(os.path.join(dev, "drm"))
+        os.unlink(os.path.join(self.root, "dev", "dri", "card0"))
+        self.wait_lock(True, timeout=5.0)
+        self.assertIsNone(self.daemon.poll())
+
     def test_cycles_stable(self):
         self.start_daemon()
         self.wait_lock(True)
