@@ -257,21 +257,17 @@ static int restore_device(const EngineConfig *c, const DisplayDevice *d, DeviceR
                 return r;
         }
 
-        /* Restore in reverse save order. A method that fails does not stop the ones after
-         * it: the console switch back in particular must still happen. */
-        int first_error = 0;
+        /* Restore in reverse save order, stopping at the first failure: a later method
+         * (the console switch back) must not run on hardware that did not come back. */
         for (size_t i = s->n_sections; i-- > 0;) {
                 const StateSection *sec = &s->sections[i];
                 const MethodOps *m = method_by_id(sec->method_id);
 
                 r = m->restore(hw, d, sec->payload, sec->len);
                 if (r < 0) {
-                        if (first_error == 0) {
-                                snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s",
-                                         m->name, STRERROR(r));
-                                first_error = r;
-                        }
-                        continue;
+                        snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s", m->name,
+                                 STRERROR(r));
+                        goto finish;
                 }
                 append_method_name(res, m->name);
                 res->n_sections++;
@@ -282,10 +278,6 @@ static int restore_device(const EngineConfig *c, const DisplayDevice *d, DeviceR
                         if (v > 0)
                                 res->mismatches += (unsigned)v;
                 }
-        }
-        if (first_error < 0) {
-                r = first_error;
-                goto finish;
         }
         if (res->mismatches > 0) {
                 snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u register%s "

@@ -8,20 +8,24 @@
 #include "methods/pci-config.h"
 #include "methods/vga.h"
 
-/* Save order; restore runs it backwards:
+/* Save order; restore runs it backwards and stops at the first failure:
  *   - pci-config comes back first: decoding and BARs, without which no register is reached;
  *   - vga next: registers, palette and planes (saved after the console switch below, so
  *     they hold the spare VT's text console, the state the kernel expects to find);
  *   - dpms then makes sure the screen is on, whatever vga wrote or the BIOS left;
- *   - backlight after the panel is lit again;
- *   - console last: the switch back to the VT of before the sleep happens only once the
+ *   - console: the switch back to the VT of before the sleep happens only once the
  *     hardware is programmed, so the kernel redraws the text console (and an X server in
  *     UMS mode re-programs its mode on EnterVT) onto working hardware. The kernel's own
  *     resume switch ran before user space, onto still-reset hardware (vm-notes, "The VT
- *     switch trap"). On save, console goes first: the other methods save the spare VT. */
+ *     switch trap"). Switching back over hardware that failed to restore is worse than
+ *     staying: vgacon would copy the text through the dead VGA memory (measured in QEMU),
+ *     hence the stop at the first failure. On save, console goes first among the display
+ *     methods: they save the spare VT.
+ *   - backlight last: the brightness does not need the VT, and a failure to set it must not
+ *     keep the console from coming back. */
 const MethodOps *const method_table[] = {
-        &method_console,
         &method_backlight,
+        &method_console,
         &method_dpms,
         &method_vga,
         &method_pci_config,

@@ -212,8 +212,9 @@ static void test_failed_save_rolls_back(void **s)
         cleanup_dir(dir);
 }
 
-/* A method that fails on restore does not keep the later ones (console) from running. */
-static void test_restore_goes_on_after_a_failing_method(void **s)
+/* A backlight that cannot be set does not keep the console from coming back: it is
+ * restored after the VT switch. */
+static void test_backlight_failure_after_console(void **s)
 {
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
         _cleanup_free_ char *root = NULL, *dir = NULL;
@@ -252,6 +253,42 @@ static void test_restore_goes_on_after_a_failing_method(void **s)
         cleanup_dir(dir);
 }
 
+/* When the VGA restore fails, the console is not switched back over the dead hardware
+ * (vgacon would copy the text through it): the restore stops at the first failure. */
+static void test_no_console_switch_over_failed_hardware(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        unsigned spare;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_non_null(strstr(res->devices[0].methods, "console"));
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake(o.sim);
+        spare = hw_sim_vt_active(o.sim);
+        assert_int_not_equal(spare, 1);
+        hw_sim_log_clear(o.sim);
+        hw_sim_fail_type(o.sim, HW_SIM_MEM_WRITE, true); /* the planes cannot be written */
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), -EIO);
+        assert_non_null(strstr(res->devices[0].message, "vga"));
+        assert_int_equal(hw_sim_vt_active(o.sim), spare);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_ACTIVATE), 0);
+
+        /* once the hardware takes writes again, a second --restore-now finishes the job */
+        hw_sim_fail_type(o.sim, HW_SIM_MEM_WRITE, false);
+        engine_result_free(TAKE_PTR(res));
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(hw_sim_vt_active(o.sim), 1);
+        assert_true(hw_sim_display_live(o.sim));
+        hw_sim_unref(o.sim);
+        cleanup_dir(dir);
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -261,7 +298,8 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_refused_state_never_opens),
                 cmocka_unit_test(test_foreign_and_unusable_never_open),
                 cmocka_unit_test(test_failed_save_rolls_back),
-                cmocka_unit_test(test_restore_goes_on_after_a_failing_method),
+                cmocka_unit_test(test_backlight_failure_after_console),
+                cmocka_unit_test(test_no_console_switch_over_failed_hardware),
         };
         if (argc != 2) {
                 fprintf(stderr, "usage: %s TESTDATA-DIR\n", argv[0]);

@@ -10,7 +10,7 @@ be stale").
 
   vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR
 
-Cases: control, std, cirrus, kms, bad-state, two-cycles, console.
+Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -71,19 +71,20 @@ class Case:
         self.times = {}
         self.machine = None
 
-    def prepare(self, modules=()):
+    def prepare(self, modules=(), tools=None):
         self.kernel = V.fetch_kernel()
         self.deadline = V.Deadline(CASE_BUDGET_S)
         mods = V.module_load_order(self.kernel.moddir, modules) if modules else []
         initrd = os.path.join(self.dir, 'initrd.cpio')
-        size = V.build_initramfs(initrd, {'usr/sbin/umsrestored': self.umsrestored,
-                                          'usr/bin/vgapeek': self.args.vgapeek}, modules=mods)
+        binaries = {'usr/sbin/umsrestored': self.umsrestored, 'usr/bin/vgapeek': self.args.vgapeek}
+        binaries.update(tools or {})
+        size = V.build_initramfs(initrd, binaries, modules=mods)
         V.log(f'initramfs {size / 1e6:.1f} MB' + (f' with {len(mods)} modules' if mods else '') +
               (' (NO-OP stand-in for umsrestored)' if self.noop else ''))
         return initrd
 
-    def boot(self, vga='std', modules=()):
-        initrd = self.prepare(modules)
+    def boot(self, vga='std', modules=(), tools=None):
+        initrd = self.prepare(modules, tools)
         self.machine = V.Machine(self.dir, self.kernel, initrd, vga=vga)
         self.machine.start(self.deadline)
         self.times['boot_s'] = round(self.machine.boot_s, 1)
@@ -353,6 +354,129 @@ def case_console(c):
     check(out.strip() == 'tty1', f'--restore-now did not switch back to tty1 (foreground: {out.strip()!r})')
 
 
+# Capabilities by number (linux/capability.h), for checking the effective set in the guest.
+CAP_BITS = {'sys_rawio': 17, 'sys_admin': 21, 'sys_tty_config': 26}
+UNIT_CAPS = ('sys_rawio', 'sys_admin', 'sys_tty_config')  # units/umsrestored.service.in
+SETPRIV = '/usr/bin/setpriv'  # util-linux's (busybox's applet is /bin/setpriv)
+# label, capabilities kept, --save-now succeeds, --restore-now succeeds (and the picture is back)
+CAPS_RUNS = (
+    ('unit', UNIT_CAPS, True, True),
+    ('no-sys_rawio', ('sys_admin', 'sys_tty_config'), False, False),
+    # std VGA: pci-config gets along with the first 64 bytes of config space.
+    ('no-sys_admin', ('sys_rawio', 'sys_tty_config'), True, True),
+    # the console method's VT_ACTIVATE on /dev/tty0 (not the caller's tty) is refused
+    ('no-sys_tty_config', ('sys_rawio', 'sys_admin'), False, False),
+    ('none', (), False, False),
+)
+
+
+def with_caps(caps, command):
+    """COMMAND run by root with exactly CAPS: the bounding set reduced to them and the
+    inheritable (hence ambient) set emptied, so that exec gives root permitted = effective
+    = CAPS."""
+    bset = ','.join(['-all'] + [f'+{cap}' for cap in caps])
+    return f'{SETPRIV} --inh-caps -all --bounding-set {bset} -- {command}'
+
+
+def caps_run(c, label, caps, before, p0):
+    """One save / S3 / restore cycle with only CAPS. Measures --save-now and --restore-now
+    separately: a failed save is followed by a save with the unit's capabilities, so that
+    the restore still has a state to work from; a restore that does not bring the picture
+    back is followed by one with the unit's capabilities, so that the next run starts from
+    a live display. Returns the measurement."""
+    want = sum(1 << CAP_BITS[cap] for cap in caps)
+    _, out = c.run(with_caps(caps, 'grep CapEff /proc/self/status'), expect=0)
+    m = re.search(r'CapEff:\s*([0-9a-f]+)', out)
+    check(m and int(m.group(1), 16) == want, f'{label}: effective set under setpriv is not '
+                                             f'{want:#x} ({"+".join(caps) or "empty"}):\n{out}')
+    r = {'label': label, 'caps': '+'.join(caps) or '(none)', 'cap_eff': f'{want:#x}'}
+    r['save_rc'], r['save_out'] = c.run(with_caps(caps, 'umsrestored --save-now'))
+    _, vt = c.run('vmt active', expect=0)
+    _, states = c.run('vmt states', expect=0)
+    r['save_vt'], r['save_state'] = vt.strip(), states.strip() != 'none'
+    if r['save_state']:
+        _, size = c.run(f'stat -c %s {STATE}', expect=0)
+        r['state_bytes'] = int(size.split()[-1])
+    V.log(f"[{label}] --save-now with {r['caps']}: exit {r['save_rc']}, foreground {r['save_vt']}, "
+          f"state file {'of %d bytes' % r['state_bytes'] if r['save_state'] else 'none'}:\n{r['save_out'].rstrip()}")
+    if r['save_rc'] != 0:
+        check(r['save_vt'] == 'tty1', f'{label}: the failed --save-now left the console on {r["save_vt"]!r}')
+        c.run(with_caps(UNIT_CAPS, 'umsrestored --save-now'), expect=0)
+        V.log(f'[{label}] saved again with the unit capabilities for the restore')
+    _, spare = c.run('vmt active', expect=0)
+    spare = spare.strip()
+    check(spare not in ('tty1', ''), f'{label}: after the save the console is on {spare!r}, not a spare VT')
+    _, _, p = c.sleep_and_wake(before, '-' + label)
+    c.expect_off(p, f'{label}: after wake')
+    r['restore_rc'], r['restore_out'] = c.run(with_caps(caps, 'umsrestored --restore-now'))
+    time.sleep(0.5)
+    d = V.compare(before, c.shot('restored-' + label))
+    p = c.peek(mem=True)
+    _, vt = c.run('vmt active', expect=0)
+    r['restore_vt'], r['live'], r['pixels'] = vt.strip(), not p.problems(), d.pixels
+    r['picture_back'] = r['live'] and d.pixels == 0 and p.registers() == p0.registers()
+    V.log(f"[{label}] --restore-now with {r['caps']}: exit {r['restore_rc']}, foreground {r['restore_vt']}, "
+          f"display {'live' if r['live'] else 'off: ' + '; '.join(p.problems())}, screendump vs before: {d}"
+          f":\n{r['restore_out'].rstrip()}")
+    if r['restore_rc'] == 0 and r['picture_back'] and r['restore_vt'] == 'tty1':
+        c.expect_restored(before, p0, '-' + label, same_mem=False)
+    else:
+        # A failed restore may already have switched back to tty1, over a display that is
+        # still off; go back to the spare VT the save chose, so that the restore's switch
+        # to tty1 makes the kernel redraw it onto the restored hardware.
+        if r['restore_vt'] != spare:
+            c.run(f'chvt {spare[3:]}', expect=0)
+        c.run(with_caps(UNIT_CAPS, 'umsrestored --restore-now'), expect=0)
+        # tty1's text does not come back by itself: the failed restore switched to tty1
+        # while VGA memory was unprogrammed, and vgacon keeps the foreground VT's text in
+        # VGA memory, so the kernel's copy of tty1 is what it read back from there.
+        time.sleep(0.5)
+        d = V.compare(before, c.shot(f'recovered-{label}'))
+        V.log(f'[{label}] after the recovery restore vs before: {d}; drawing the picture again')
+        c.run(f'vmt picture {c.name}', expect=0)
+        c.expect_restored(before, p0, f'-{label}-recovered', same_mem=False)
+        _, vt = c.run('vmt active', expect=0)
+        check(vt.strip() == 'tty1', f'{label}: the recovery restore left the console on {vt.strip()!r}')
+        V.log(f'[{label}] recovered with the unit capabilities')
+    return r
+
+
+def case_caps(c):
+    """Which capabilities the default plan (console, dpms, vga, pci-config) needs on std VGA:
+    root with only the unit's bounding set saves and restores the identical picture; without
+    CAP_SYS_RAWIO, without CAP_SYS_TTY_CONFIG or without any, --save-now and --restore-now
+    fail and the picture does not come back; without CAP_SYS_ADMIN both still work here."""
+    check(os.access(SETPRIV, os.X_OK), f'{SETPRIV} (util-linux, tools/packages.txt) is missing on the host')
+    c.boot('std', tools={SETPRIV.lstrip('/'): SETPRIV})
+    st = c.device(c.status_json())
+    methods = [s.strip() for s in (st.get('methods') or '').split(',')]
+    check('console' in methods, f"default plan for {SLOT} lacks the console method: {st.get('methods')}")
+    V.log(f"--status: {SLOT} {st.get('verdict')}, methods {st.get('methods')}")
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(), f'display not live before suspend: {p0.line}')
+    results = []
+    for label, caps, save_ok, restore_ok in CAPS_RUNS:
+        r = caps_run(c, label, caps, before, p0)
+        results.append(r)
+        c.times[f'caps_{label}'] = f"save={r['save_rc']} restore={r['restore_rc']} back={int(r['picture_back'])}"
+        restored = r['restore_rc'] == 0 and r['picture_back'] and r['restore_vt'] == 'tty1'
+        if save_ok is not None:
+            check((r['save_rc'] == 0) == save_ok,
+                  f"{label}: --save-now exited {r['save_rc']}, expected {'0' if save_ok else 'a failure'}:\n"
+                  f"{r['save_out']}")
+        if restore_ok is not None:
+            check(restored == restore_ok,
+                  f"{label}: --restore-now exited {r['restore_rc']} (picture {'back' if r['picture_back'] else 'not back'}"
+                  f", console on {r['restore_vt']}), expected {'a restore' if restore_ok else 'a failure'}:\n"
+                  f"{r['restore_out']}")
+    with open(os.path.join(c.dir, 'caps.json'), 'w') as f:
+        json.dump(results, f, indent=1)
+    for r in results:
+        V.log(f"caps {r['label']:<18} save exit {r['save_rc']}, restore exit {r['restore_rc']}, "
+              f"picture {'back' if r['picture_back'] else 'NOT back'} (console {r['restore_vt']})")
+
+
 CASES = {
     'control': case_control,
     'std': case_std,
@@ -361,6 +485,7 @@ CASES = {
     'bad-state': case_bad_state,
     'two-cycles': case_two_cycles,
     'console': case_console,
+    'caps': case_caps,
 }
 
 
