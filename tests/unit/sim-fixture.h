@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "hw/hw-sim.h"
+#include "methods/method.h"
 
 typedef struct Fixture {
         HwSim *sim;
@@ -41,4 +42,24 @@ static inline void print_log(HwSim *sim)
         _cleanup_(buffer_done) Buffer b = { 0 };
         assert_int_equal(hw_sim_log_format(sim, &b), 0);
         fprintf(stderr, "%s", buffer_str(&b));
+}
+
+/* A malformed payload is refused by check(), restore(), verify() and dump() with
+ * -EBADMSG, and none of them touches the device (the forbid switch would count it). */
+static inline void assert_method_refuses_without_access(Fixture *f, const MethodOps *m, const uint8_t *p,
+                                                        size_t len)
+{
+        _cleanup_(buffer_done) Buffer out = { 0 };
+
+        assert_int_equal(m->check(p, len), -EBADMSG);
+        hw_sim_log_clear(f->sim);
+        hw_sim_set_forbid(f->sim, true);
+        assert_int_equal(m->restore(f->hw, f->hw->device, p, len), -EBADMSG);
+        assert_int_equal(m->verify(f->hw, f->hw->device, p, len, &out), -EBADMSG);
+        assert_int_equal(m->dump(p, len, false, &out), -EBADMSG);
+        assert_int_equal(m->dump(p, len, true, &out), -EBADMSG);
+        hw_sim_set_forbid(f->sim, false);
+        assert_int_equal(hw_sim_access_count(f->sim), 0);
+        assert_int_equal(hw_sim_violations(f->sim), 0);
+        assert_int_equal(out.size, 0);
 }

@@ -302,23 +302,6 @@ static void test_vanished_during_save(void **state)
         assert_int_equal(hw_sim_count_type(f->sim, HW_SIM_BACKLIGHT_READ), 2); /* the ghost was tried */
 }
 
-static void assert_refused_without_access(Fixture *f, const uint8_t *p, size_t len)
-{
-        _cleanup_(buffer_done) Buffer out = { 0 };
-
-        assert_int_equal(method_backlight.check(p, len), -EBADMSG);
-        hw_sim_log_clear(f->sim);
-        hw_sim_set_forbid(f->sim, true);
-        assert_int_equal(method_backlight.restore(f->hw, f->hw->device, p, len), -EBADMSG);
-        assert_int_equal(method_backlight.verify(f->hw, f->hw->device, p, len, &out), -EBADMSG);
-        assert_int_equal(method_backlight.dump(p, len, false, &out), -EBADMSG);
-        assert_int_equal(method_backlight.dump(p, len, true, &out), -EBADMSG);
-        hw_sim_set_forbid(f->sim, false);
-        assert_int_equal(hw_sim_access_count(f->sim), 0);
-        assert_int_equal(hw_sim_violations(f->sim), 0);
-        assert_int_equal(out.size, 0);
-}
-
 static void test_malformed_payloads(void **state)
 {
         Fixture *f = *state;
@@ -331,20 +314,20 @@ static void test_malformed_payloads(void **state)
         const Entry good[] = { { "intel_backlight", 5, 100 }, { "acpi_video0", 0, 15 } };
         len = build(p, 2, good, 2);
         assert_int_equal(method_backlight.check(p, len), 0);
-        assert_refused_without_access(f, p, len - 1); /* truncated */
-        assert_refused_without_access(f, p, len + 1); /* a byte after the last entry */
-        assert_refused_without_access(f, p, 0);
-        assert_refused_without_access(f, NULL, len);
+        assert_method_refuses_without_access(f, &method_backlight, p, len - 1); /* truncated */
+        assert_method_refuses_without_access(f, &method_backlight, p, len + 1); /* a byte after the last entry */
+        assert_method_refuses_without_access(f, &method_backlight, p, 0);
+        assert_method_refuses_without_access(f, &method_backlight, NULL, len);
         len = build(p, 3, good, 2); /* count says more than there is */
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_backlight, p, len);
         len = build(p, 1, good, 2); /* count says less */
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_backlight, p, len);
 
         /* An empty set is fine. */
         p[0] = 0;
         assert_int_equal(method_backlight.check(p, 1), 0);
         p[0] = BACKLIGHT_MAX + 1;
-        assert_refused_without_access(f, p, 1);
+        assert_method_refuses_without_access(f, &method_backlight, p, 1);
 
         const Entry *bad[] = {
                 (const Entry[]){ { "with space", 1, 2 } }, (const Entry[]){ { "a/b", 1, 2 } },
@@ -354,27 +337,27 @@ static void test_malformed_payloads(void **state)
         };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 len = build(p, 1, bad[i], 1);
-                assert_refused_without_access(f, p, len);
+                assert_method_refuses_without_access(f, &method_backlight, p, len);
         }
 
         memset(name65, 'n', 65);
         name65[65] = '\0';
         const Entry too_long[] = { { name65, 1, 2 } };
         len = build(p, 1, too_long, 1);
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_backlight, p, len);
         name65[64] = '\0';
         len = build(p, 1, too_long, 1);
         assert_int_equal(method_backlight.check(p, len), 0);
 
         const Entry twice[] = { { "same", 1, 2 }, { "same", 1, 2 } };
         len = build(p, 2, twice, 2);
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_backlight, p, len);
 
         /* A NUL inside a name. */
         const Entry nul[] = { { "ab", 1, 2 } };
         len = build(p, 1, nul, 1);
         p[3] = '\0';
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_backlight, p, len);
 
         assert_int_equal(brightness(f, "intel_backlight"), 10);
 }

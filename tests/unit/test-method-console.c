@@ -352,23 +352,6 @@ static void test_order_with_the_table(void **state)
                 buffer_done(&payloads[i]);
 }
 
-static void assert_refused_without_access(Fixture *f, const uint8_t *p, size_t len)
-{
-        _cleanup_(buffer_done) Buffer out = { 0 };
-
-        assert_int_equal(method_console.check(p, len), -EBADMSG);
-        hw_sim_log_clear(f->sim);
-        hw_sim_set_forbid(f->sim, true);
-        assert_int_equal(method_console.restore(f->hw, f->hw->device, p, len), -EBADMSG);
-        assert_int_equal(method_console.verify(f->hw, f->hw->device, p, len, &out), -EBADMSG);
-        assert_int_equal(method_console.dump(p, len, false, &out), -EBADMSG);
-        assert_int_equal(method_console.dump(p, len, true, &out), -EBADMSG);
-        hw_sim_set_forbid(f->sim, false);
-        assert_int_equal(hw_sim_access_count(f->sim), 0);
-        assert_int_equal(hw_sim_violations(f->sim), 0);
-        assert_int_equal(out.size, 0);
-}
-
 static void test_malformed_payloads(void **state)
 {
         Fixture *f = *state;
@@ -376,15 +359,15 @@ static void test_malformed_payloads(void **state)
 
         hw_sim_system_state(f->sim)->vt_active = 2;
         assert_int_equal(method_console.check(p, 2), 0);
-        assert_refused_without_access(f, p, 0);
-        assert_refused_without_access(f, p, 1);
-        assert_refused_without_access(f, p, 3);
-        assert_refused_without_access(f, NULL, 0);
-        assert_refused_without_access(f, NULL, 2);
+        assert_method_refuses_without_access(f, &method_console, p, 0);
+        assert_method_refuses_without_access(f, &method_console, p, 1);
+        assert_method_refuses_without_access(f, &method_console, p, 3);
+        assert_method_refuses_without_access(f, &method_console, NULL, 0);
+        assert_method_refuses_without_access(f, &method_console, NULL, 2);
 
         const uint8_t bad[][2] = { { 0, 2 }, { 1, 0 }, { 64, 2 }, { 1, 64 }, { 255, 1 }, { 3, 3 } };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                assert_refused_without_access(f, bad[i], 2);
+                assert_method_refuses_without_access(f, &method_console, bad[i], 2);
 
         const uint8_t edge[2] = { 63, 1 };
         assert_int_equal(method_console.check(edge, 2), 0);

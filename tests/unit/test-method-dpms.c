@@ -213,35 +213,18 @@ static void test_mono(void **state)
         assert_int_equal(hw_sim_errors(f->sim), 0);
 }
 
-static void assert_refused_without_access(Fixture *f, const uint8_t *p, size_t len)
-{
-        _cleanup_(buffer_done) Buffer out = { 0 };
-
-        assert_int_equal(method_dpms.check(p, len), -EBADMSG);
-        hw_sim_log_clear(f->sim);
-        hw_sim_set_forbid(f->sim, true);
-        assert_int_equal(method_dpms.restore(f->hw, f->hw->device, p, len), -EBADMSG);
-        assert_int_equal(method_dpms.verify(f->hw, f->hw->device, p, len, &out), -EBADMSG);
-        assert_int_equal(method_dpms.dump(p, len, false, &out), -EBADMSG);
-        assert_int_equal(method_dpms.dump(p, len, true, &out), -EBADMSG);
-        hw_sim_set_forbid(f->sim, false);
-        assert_int_equal(hw_sim_access_count(f->sim), 0);
-        assert_int_equal(hw_sim_violations(f->sim), 0);
-        assert_int_equal(out.size, 0);
-}
-
 static void test_malformed_payloads(void **state)
 {
         Fixture *f = *state;
         uint8_t p[2] = { DPMS_FOUND_SYNC_ENABLED, 0 };
 
         assert_int_equal(method_dpms.check(p, 1), 0);
-        assert_refused_without_access(f, p, 0);
-        assert_refused_without_access(f, p, 2);
-        assert_refused_without_access(f, NULL, 1);
+        assert_method_refuses_without_access(f, &method_dpms, p, 0);
+        assert_method_refuses_without_access(f, &method_dpms, p, 2);
+        assert_method_refuses_without_access(f, &method_dpms, NULL, 1);
         for (unsigned bit = 2; bit < 8; bit++) {
                 p[0] = (uint8_t)(1u << bit);
-                assert_refused_without_access(f, p, 1);
+                assert_method_refuses_without_access(f, &method_dpms, p, 1);
         }
         p[0] = DPMS_FOUND_SCREEN_OFF | DPMS_FOUND_SYNC_ENABLED;
         assert_int_equal(method_dpms.check(p, 1), 0);

@@ -378,23 +378,6 @@ static void test_dac_mask_zero(void **state)
         assert_int_equal(hw_sim_state(f->sim)->dac_mask, 0x0F);
 }
 
-static void assert_refused_without_access(Fixture *f, const uint8_t *p, size_t len)
-{
-        _cleanup_(buffer_done) Buffer out = { 0 };
-
-        assert_int_equal(method_vga.check(p, len), -EBADMSG);
-        hw_sim_log_clear(f->sim);
-        hw_sim_set_forbid(f->sim, true);
-        assert_int_equal(method_vga.restore(f->hw, f->hw->device, p, len), -EBADMSG);
-        assert_int_equal(method_vga.verify(f->hw, f->hw->device, p, len, &out), -EBADMSG);
-        assert_int_equal(method_vga.dump(p, len, false, &out), -EBADMSG);
-        assert_int_equal(method_vga.dump(p, len, true, &out), -EBADMSG);
-        hw_sim_set_forbid(f->sim, false);
-        assert_int_equal(hw_sim_access_count(f->sim), 0);
-        assert_int_equal(hw_sim_violations(f->sim), 0);
-        assert_int_equal(out.size, 0);
-}
-
 static void test_malformed_payloads(void **state)
 {
         Fixture *f = *state;
@@ -409,21 +392,21 @@ static void test_malformed_payloads(void **state)
         memcpy(p, f->payload.data, len);
         p[len] = 0;
 
-        assert_refused_without_access(f, p, len - 1);               /* truncated */
-        assert_refused_without_access(f, p, len + 1);               /* extra byte */
-        assert_refused_without_access(f, p, 0);                     /* empty */
-        assert_refused_without_access(f, p, VGA_PAYLOAD_REGS_SIZE); /* planes flag, no planes */
-        assert_refused_without_access(f, p, VGA_PAYLOAD_REGS_SIZE - 1);
-        assert_refused_without_access(f, NULL, 0);
+        assert_method_refuses_without_access(f, &method_vga, p, len - 1);               /* truncated */
+        assert_method_refuses_without_access(f, &method_vga, p, len + 1);               /* extra byte */
+        assert_method_refuses_without_access(f, &method_vga, p, 0);                     /* empty */
+        assert_method_refuses_without_access(f, &method_vga, p, VGA_PAYLOAD_REGS_SIZE); /* planes flag, no planes */
+        assert_method_refuses_without_access(f, &method_vga, p, VGA_PAYLOAD_REGS_SIZE - 1);
+        assert_method_refuses_without_access(f, &method_vga, NULL, 0);
 
         p[VGA_OFF_FLAGS] = VGA_FLAG_PLANES | 0x80; /* unknown flag */
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_vga, p, len);
         p[VGA_OFF_FLAGS] = VGA_FLAG_PLANES | VGA_FLAG_DISPI; /* contradictory */
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_vga, p, len);
         p[VGA_OFF_FLAGS] = VGA_FLAG_DISPI; /* no planes, but they are there */
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_vga, p, len);
         p[VGA_OFF_FLAGS] = 0;
-        assert_refused_without_access(f, p, len);
+        assert_method_refuses_without_access(f, &method_vga, p, len);
 
         /* The same flags with the right length are fine. */
         assert_int_equal(method_vga.check(p, VGA_PAYLOAD_REGS_SIZE), 0);
