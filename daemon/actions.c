@@ -78,16 +78,6 @@ static const char *dash_if_empty(const char *s)
         return s && s[0] ? s : "-";
 }
 
-static void plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf, size_t size)
-{
-        const MethodOps *plan[PLAN_MAX];
-        size_t n = engine_plan(c, d, plan), len = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; i < n && len < size; i++)
-                len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", plan[i]->name);
-}
-
 int action_status(const ActionArgs *a)
 {
         _cleanup_(device_list_freep) DeviceList *l = NULL;
@@ -141,7 +131,7 @@ int action_status(const ActionArgs *a)
 
                 if (a->device && d != device_list_find(l, a->device))
                         continue;
-                plan_names(&c, d, methods, sizeof(methods));
+                engine_plan_names(&c, d, methods, sizeof(methods));
                 if (engine_read_last(&c, d->slot, ENGINE_SAVE, last_save, sizeof(last_save)) < 0)
                         snprintf(last_save, sizeof(last_save), "never");
                 if (engine_read_last(&c, d->slot, ENGINE_RESTORE, last_restore, sizeof(last_restore)) < 0)

@@ -83,6 +83,16 @@ size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOp
         return n;
 }
 
+void engine_plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf, size_t size)
+{
+        const MethodOps *plan[PLAN_MAX];
+        size_t n = engine_plan(c, d, plan), len = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && len < size; i++)
+                len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", plan[i]->name);
+}
+
 static void read_boot_id(const char *root, char buf[static 37])
 {
         _cleanup_free_ char *s = NULL;

@@ -57,6 +57,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(EngineResult *, engine_result_free);
 /* Defaults for the running system: real root, libpciaccess, real hw, /run/umsrestore. */
 void engine_config_default(EngineConfig *c);
 
+/* The plan of d as text, "console, dpms, vga, pci-config" ("" when nothing runs). */
+void engine_plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf, size_t size);
+
 /* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
 bool engine_device_allowed(const EngineConfig *c, const DisplayDevice *d);
 

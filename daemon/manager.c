@@ -82,9 +82,7 @@ static void manager_rescan(Manager *m)
         classify_devices(&m->config.classify_env, l);
         for (size_t i = 0; i < l->n; i++) {
                 const DisplayDevice *d = &l->devices[i];
-                const MethodOps *plan[PLAN_MAX];
-                char methods[128] = "";
-                size_t mlen = 0, n;
+                char methods[128];
 
                 if (d->verdict == VERDICT_KMS)
                         n_kms++;
@@ -94,10 +92,11 @@ static void manager_rescan(Manager *m)
                 }
                 if (m->config.only_device && !streq(d->slot, m->config.only_device))
                         continue;
-                n = engine_plan(&m->config, d, plan);
-                for (size_t j = 0; j < n && mlen < sizeof(methods); j++)
-                        mlen += (size_t)snprintf(methods + mlen, sizeof(methods) - mlen, "%s%s", j ? ", " : "",
-                                                 plan[j]->name);
+                if (!engine_device_allowed(&m->config, d)) {
+                        log_info("%s: excluded by the configuration, not touched.", d->slot);
+                        continue;
+                }
+                engine_plan_names(&m->config, d, methods, sizeof(methods));
                 if (len < sizeof(m->managed_desc))
                         len += (size_t)snprintf(m->managed_desc + len, sizeof(m->managed_desc) - len, "%s%s (%s)",
                                                 m->n_managed ? ", " : "", d->slot, methods);

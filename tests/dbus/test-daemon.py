@@ -280,6 +280,19 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.assertIn("not restoring", self.log_text())
         self.assertIsNone(self.daemon.poll())
 
+    def test_excluded_device_no_lock(self):
+        # the only device is excluded by the configuration: idle, no lock, nothing saved
+        conf = os.path.join(self.tmp, "exclude.conf")
+        with open(conf, "w") as f:
+            f.write("[General]\nExclude=00:02.0\n")
+        self.start_daemon("--config", conf)
+        wait_for(lambda: "Idle: no device to manage" in self.log_text(), 5, "the daemon to go idle")
+        time.sleep(0.3)
+        self.assertEqual(self.our_locks(), [])
+        self.emit_sleep(True)
+        time.sleep(0.5)
+        self.assertFalse(os.path.exists(self.state))
+
     def test_late_kms_driver(self):
         # a KMS driver binds after the daemon started: the new DRM node makes it classify
         # again, hand the device off and give up its lock
