@@ -71,6 +71,26 @@ is "${r%% *}" "254" "nothing to manage (umsrestored exit 3) -> 254 not applicabl
 r=$(STUB_EXIT=1 ACTION=suspend pm suspend)
 is "${r%% *}" "0" "a failed save does not stop the sleep"
 grep -q "failed with exit code 1" "$T/out" && ok "a failed save is reported" || bad "no failure message"
+grep -q "sleeps anyway" "$T/out" && ok "  ...and says the system sleeps anyway" || bad "save failure: no 'sleeps anyway'"
+
+# On resume the system has just woken: no talk of sleeping, but what to run next.
+for phase in resume thaw; do
+    r=$(STUB_EXIT=1 ACTION=$phase pm $phase)
+    is "${r%% *}" "0" "$phase: a failed restore does not fail the hook"
+    grep -q "failed with exit code 1" "$T/out" && ok "$phase: a failed restore is reported" \
+        || bad "$phase: no failure message: $(cat "$T/out")"
+    grep -qi "sleep" "$T/out" && bad "$phase: the message talks of sleeping: $(cat "$T/out")" \
+        || ok "$phase: the message does not talk of sleeping"
+    grep -q "display may not have come back" "$T/out" && ok "$phase: says the display may not be back" \
+        || bad "$phase: does not say the display may not be back: $(cat "$T/out")"
+    grep -q "'umsrestored --restore-now'" "$T/out" && grep -q "'umsrestored --status'" "$T/out" \
+        && ok "$phase: names --restore-now and --status" \
+        || bad "$phase: does not name the commands to run: $(cat "$T/out")"
+done
+r=$(STUB_EXIT=1 ACTION=resume pm resume --quirk-no-chvt)
+grep -q "'umsrestored --restore-now --no-console-switch'" "$T/out" \
+    && ok "resume: the retry command keeps the mapped options" \
+    || bad "resume: the retry command lacks --no-console-switch: $(cat "$T/out")"
 
 r=$(ACTION=suspend pm suspend --quirk-no-chvt --quirk-vbe-post --quirk-save-pci)
 is "$(cat "$T/calls")" "--save-now --no-console-switch" "--quirk-no-chvt maps to --no-console-switch"
@@ -113,6 +133,18 @@ grep -q "handles this sleep" "$T/out" && ok "  ...and says why" || bad "no messa
 
 STUB_EXIT=3 "$SLEEP_HOOK" pre suspend >/dev/null 2>&1; rc=$?
 is "$rc" "0" "sleep hook: nothing to manage is not an error"
+
+rm -f "$UMSRESTORE_DAEMON_LOCK"
+STUB_EXIT=1 "$SLEEP_HOOK" pre suspend >"$T/out" 2>&1
+grep -q "failed with exit code 1; the system sleeps anyway" "$T/out" && ok "sleep hook pre: a failed save is reported" \
+    || bad "sleep hook pre: no failure message: $(cat "$T/out")"
+STUB_EXIT=1 "$SLEEP_HOOK" post suspend >"$T/out" 2>&1
+if grep -q "failed with exit code 1" "$T/out" && ! grep -q "sleeps anyway" "$T/out" \
+    && grep -q "'umsrestored --restore-now'" "$T/out" && grep -q "'umsrestored --status'" "$T/out"; then
+    ok "sleep hook post: a failed restore says what to run, not that the system sleeps"
+else
+    bad "sleep hook post: wrong or no failure message: $(cat "$T/out")"
+fi
 
 echo "1..$n"
 exit $fail
