@@ -1,64 +1,70 @@
 /* SPDX-License-Identifier: MIT */
-/* The command-line actions: --status, --save-now, --restore-now, --dump. Each turns the
- * engine's results into messages for a person (or JSON) and an exit code. */
+/* The command-line actions: --status, --save-now, --restore-now, --dump, --check-config
+ * and the daemon's start. Each sets up what it needs, logs for a person, returns an exit code. */
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "actions.h"
-#include "engine.h"
+#include "child.h"
 #include "conf.h"
 #include "exit-codes.h"
-#include "hw/hw-sim.h"
-#include "hw/hw-sim-file.h"
-#include "manager.h"
-#include "version.h"
-#include "lock.h"
 #include "log.h"
-#include "state.h"
-
-#define LOCK_TIMEOUT_USEC (10u * 1000u * 1000u)
-
-static bool root_is_real(const char *root)
-{
-        return !root || !root[0] || streq(root, "/");
-}
+#include "manager.h"
+#include "pass.h"
+#include "status.h"
+#include "sysfs.h"
+#include "version.h"
 
 /* What every action sets up: the engine configuration for the real machine or a fake
- * tree under --root, and umsrestore.conf. */
+ * tree under --root, umsrestore.conf, and the run directory. */
 typedef struct CliSetup {
         EngineConfig engine;
         char *state_dir;
         Config *config;
+        RunDir *rundir;
 } CliSetup;
 
 static void cli_setup_done(CliSetup *s)
 {
         s->state_dir = mfree(s->state_dir);
         s->config = config_free(s->config);
+        s->rundir = rundir_free(s->rundir);
 }
 
+typedef enum RunDirNeed {
+        RUNDIR_NONE,     /* --check-config */
+        RUNDIR_IF_THERE, /* --status: read what is there, create nothing */
+        RUNDIR_CREATE,   /* passes and the daemon */
+} RunDirNeed;
+
 /* Returns 0, or the exit code to leave with (after logging why). */
-static int cli_setup(const ActionArgs *a, CliSetup *s)
+static int cli_setup(const ActionArgs *a, RunDirNeed need, CliSetup *s)
 {
         _cleanup_free_ char *error = NULL;
         EngineConfig *c = &s->engine;
+        const char *state_dir = UMSRESTORE_RUNSTATEDIR;
+        uid_t state_uid = 0;
         int r;
 
         engine_config_default(c);
-        c->only_device = a->device;
-        c->console_switch = !a->no_console_switch;
+        c->hw = a->hw ? a->hw : &hw_backend_pciaccess;
+        c->survey.only_device = a->device;
+        c->survey.console_switch = !a->no_console_switch;
         if (!root_is_real(a->root)) {
                 if (asprintf(&s->state_dir, "%s/run/umsrestore", a->root) < 0)
                         return log_error_errno(-ENOMEM, "Out of memory."), UMS_EXIT_FAILURE;
-                c->root = a->root;
-                c->pci_source = pci_source_sysfs;
-                c->classify_env = classify_env_default(a->root);
-                c->state_dir = s->state_dir;
-                c->state_uid = geteuid();
+                c->survey.root = a->root;
+                c->survey.pci_source = pci_source_sysfs;
+                c->survey.classify_env = classify_env_default(a->root);
+                state_dir = s->state_dir;
+                state_uid = geteuid();
+        } else if (c->hw->test_only) {
+                log_error("This is a test build with the simulated '%s' backend; it refuses the real machine. "
+                          "Give --root with a fake sysfs tree, or use the installed umsrestored.",
+                          c->hw->name);
+                return UMS_EXIT_USAGE;
         }
 
-        r = config_load(a->root, a->config_file, &s->config, &error);
+        r = config_load(c->survey.root, a->config_file, &s->config, &error);
         if (r < 0) {
                 if (error)
                         log_error("%s", error);
@@ -67,301 +73,99 @@ static int cli_setup(const ActionArgs *a, CliSetup *s)
                 log_error("Fix the configuration (see umsrestore.conf(5)); 'umsrestored --check-config' checks it.");
                 return UMS_EXIT_CONFIG;
         }
-        c->config = s->config;
+        c->survey.config = s->config;
         if (!a->log_level_set)
                 log_set_max_level(s->config->log_level);
-        return 0;
-}
 
-static const char *dash_if_empty(const char *s)
-{
-        return s && s[0] ? s : "-";
+        if (need == RUNDIR_NONE)
+                return 0;
+        error = mfree(error);
+        r = rundir_open(state_dir, state_uid, need == RUNDIR_CREATE, &s->rundir, &error);
+        if (r < 0 && need == RUNDIR_IF_THERE) {
+                if (r != -ENOENT && r != -EACCES)
+                        log_warning("%s", error ? error : STRERROR(r));
+                return 0; /* --status shows what it can */
+        }
+        if (r < 0) {
+                if (error)
+                        log_error("%s", error);
+                else
+                        log_error_errno(r, "Failed to open '%s': %s", state_dir, STRERROR(r));
+                if (r == -EACCES && !error)
+                        log_error("Are you root?");
+                return r == -EACCES && !error ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
+        }
+        c->rundir = s->rundir;
+        return 0;
 }
 
 int action_status(const ActionArgs *a)
 {
-        _cleanup_(device_list_freep) DeviceList *l = NULL;
-        char blocker_buf[256], console[128];
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        const char *blocker;
-        Buffer out = { 0 };
-        EngineConfig c;
+        _cleanup_(survey_freep) Survey *survey = NULL;
+        _cleanup_free_ StatusDevice *devices = NULL;
+        _cleanup_(buffer_done) Buffer out = { 0 };
+        char blocker_buf[256], console[128];
+        StatusInfo info = { 0 };
         int r;
 
-        r = cli_setup(a, &s);
+        r = cli_setup(a, RUNDIR_IF_THERE, &s);
         if (r != 0)
                 return r;
-        c = s.engine;
 
-        r = devices_discover(c.root, c.pci_source, &l);
+        r = survey_run(&s.engine.survey, &survey);
+        if (r == -ENODEV) {
+                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", a->device);
+                return UMS_EXIT_FAILURE;
+        }
         if (r < 0) {
                 log_error_errno(r, "Failed to list PCI display devices: %s. Is /sys mounted?", STRERROR(r));
                 return UMS_EXIT_FAILURE;
         }
-        classify_devices(&c.classify_env, l);
-        blocker = classify_machine_blocker(&c.classify_env, blocker_buf, sizeof(blocker_buf));
-        classify_console(c.root, console, sizeof(console));
+        devices = calloc(survey->n ? survey->n : 1, sizeof(StatusDevice));
+        if (!devices)
+                return log_error_errno(-ENOMEM, "Out of memory."), UMS_EXIT_FAILURE;
+        for (size_t i = 0; i < survey->n; i++) {
+                const SurveyDevice *sd = &survey->devices[i];
+                StatusDevice *d = &devices[info.n_devices];
 
-        if (a->device && !device_list_find(l, a->device)) {
-                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", a->device);
-                return UMS_EXIT_FAILURE;
-        }
-
-        if (a->json) {
-                buffer_printf(&out, "{\"version\":1,\"console\":");
-                buffer_append_json_string(&out, console);
-                buffer_printf(&out, ",\"blocker\":");
-                if (blocker)
-                        buffer_append_json_string(&out, blocker);
-                else
-                        buffer_printf(&out, "null");
-                buffer_printf(&out, ",\"daemon_lock_held\":%s,\"devices\":[",
-                              run_lock_is_held(c.state_dir) > 0 ? "true" : "false");
-        } else if (l->n == 0)
-                buffer_printf(&out, "No display device found (no PCI device of class 0x03): nothing to "
-                                    "manage.\n");
-        else
-                buffer_printf(&out, "%-13s %-9s %-4s %-10s %-9s %s\n", "DEVICE", "ID", "BOOT", "DRIVER",
-                              "VERDICT", "REASON");
-
-        bool first = true;
-        for (size_t i = 0; i < l->n; i++) {
-                const DisplayDevice *d = &l->devices[i];
-                char methods[256], last_save[700], last_restore[700];
-
-                if (a->device && d != device_list_find(l, a->device))
+                if (sd->role == SURVEY_NOT_CHOSEN)
                         continue;
-                engine_plan_names(&c, d, methods, sizeof(methods));
-                if (engine_read_last(&c, d->slot, ENGINE_SAVE, last_save, sizeof(last_save)) < 0)
-                        snprintf(last_save, sizeof(last_save), "never");
-                if (engine_read_last(&c, d->slot, ENGINE_RESTORE, last_restore, sizeof(last_restore)) < 0)
-                        snprintf(last_restore, sizeof(last_restore), "never");
-
-                if (a->json) {
-                        buffer_printf(&out, "%s{\"slot\":\"%s\",\"vendor\":\"%04x\",\"device\":\"%04x\","
-                                            "\"subvendor\":\"%04x\",\"subdevice\":\"%04x\",\"revision\":%u,"
-                                            "\"class\":\"%06x\",\"boot_vga\":%s,\"driver\":",
-                                      first ? "" : ",", d->slot, d->vendor_id, d->device_id, d->subvendor_id,
-                                      d->subdevice_id, d->revision, d->class_code, d->boot_vga ? "true" : "false");
-                        if (d->driver[0])
-                                buffer_append_json_string(&out, d->driver);
-                        else
-                                buffer_printf(&out, "null");
-                        buffer_printf(&out, ",\"drm_cards\":%u,\"connectors\":%u,\"verdict\":\"%s\",\"managed\":%s,"
-                                            "\"excluded\":%s,\"vga_arbiter\":%s,\"reason\":",
-                                      d->n_drm_cards, d->n_connectors, verdict_to_string(d->verdict),
-                                      verdict_is_managed(d->verdict) && engine_device_allowed(&c, d) ? "true" : "false",
-                                      verdict_is_managed(d->verdict) && !engine_device_allowed(&c, d) ? "true" : "false",
-                                      d->needs_vga_arbiter ? "true" : "false");
-                        buffer_append_json_string(&out, d->reason);
-                        buffer_printf(&out, ",\"methods\":");
-                        buffer_append_json_string(&out, methods);
-                        buffer_printf(&out, ",\"last_save\":");
-                        buffer_append_json_string(&out, last_save);
-                        buffer_printf(&out, ",\"last_restore\":");
-                        buffer_append_json_string(&out, last_restore);
-                        buffer_printf(&out, "}");
-                } else {
-                        char id[16];
-                        snprintf(id, sizeof(id), "%04x:%04x", d->vendor_id, d->device_id);
-                        buffer_printf(&out, "%-13s %-9s %-4s %-10s %-9s %s\n", d->slot, id, d->boot_vga ? "yes" : "no",
-                                      dash_if_empty(d->driver), verdict_to_string(d->verdict), d->reason);
-                        buffer_printf(&out, "%-13s subsystem %04x:%04x, revision %02x, class %06x%s\n", "",
-                                      d->subvendor_id, d->subdevice_id, d->revision, d->class_code,
-                                      d->needs_vga_arbiter ? ", legacy VGA through the VGA arbiter" : "");
-                        if (verdict_is_managed(d->verdict) && !engine_device_allowed(&c, d))
-                                buffer_printf(&out, "%-13s excluded by the configuration (Include=, Exclude= or "
-                                                    "Manage=): not touched\n", "");
-                        else if (verdict_is_managed(d->verdict)) {
-                                buffer_printf(&out, "%-13s methods: %s\n", "", methods[0] ? methods : "(none built in)");
-                                buffer_printf(&out, "%-13s last save: %s\n", "", last_save);
-                                buffer_printf(&out, "%-13s last restore: %s\n", "", last_restore);
-                        } else
-                                buffer_printf(&out, "%-13s hands off: umsrestore does not touch this device\n", "");
-                }
-                first = false;
+                d->device = sd;
+                d->has_last_save = engine_read_last_fields(s.rundir, sd->device.slot, ENGINE_SAVE, &d->last_save) >= 0;
+                d->has_last_restore =
+                        engine_read_last_fields(s.rundir, sd->device.slot, ENGINE_RESTORE, &d->last_restore) >= 0;
+                info.n_devices++;
         }
+        info.devices = devices;
+        info.blocker = classify_machine_blocker(&s.engine.survey.classify_env, blocker_buf, sizeof(blocker_buf));
+        classify_console(s.engine.survey.root, console, sizeof(console));
+        info.console = console;
+        info.daemon_running = s.rundir && rundir_daemon_lock_is_held(s.rundir) > 0;
 
         if (a->json)
-                buffer_printf(&out, "]}\n");
-        else {
-                if (console[0])
-                        buffer_printf(&out, "Console: %s\n", console);
-                if (blocker)
-                        buffer_printf(&out, "Cannot save or restore on this machine: %s.\n", blocker);
-        }
+                status_format_json(&info, &out);
+        else
+                status_format_text(&info, &out);
         fputs(buffer_str(&out), stdout);
-        buffer_done(&out);
         return UMS_EXIT_OK;
 }
 
-static int exit_code_for(EngineOp op, int r, const EngineResult *res)
+static uint64_t manual_deadline_usec(const CliSetup *s)
 {
-        if (r >= 0)
-                return UMS_EXIT_OK;
-        if (r == -ENODEV || !res)
-                return UMS_EXIT_FAILURE;
-        if (res->n_managed == 0) {
-                /* nothing managed: not permitted if something would be managed but can't be */
-                for (size_t i = 0; i < res->n; i++)
-                        if (res->devices[i].verdict == VERDICT_UNUSABLE)
-                                return UMS_EXIT_NOT_PERMITTED;
-                return UMS_EXIT_NOTHING;
-        }
-        for (size_t i = 0; op == ENGINE_RESTORE && i < res->n; i++) {
-                const DeviceResult *d = &res->devices[i];
-                if (d->refused)
-                        return d->r == -ENOENT ? UMS_EXIT_NO_STATE : UMS_EXIT_BAD_STATE;
-                if (d->r < 0 && d->mismatches > 0)
-                        return UMS_EXIT_VERIFY;
-        }
-        return UMS_EXIT_FAILURE;
-}
-
-int engine_run_and_log(const EngineConfig *c, EngineOp op)
-{
-        _cleanup_(engine_result_freep) EngineResult *res = NULL;
-        const char *opname = engine_op_to_string(op);
-        int r;
-
-        r = engine_run(c, op, &res);
-        if (!res)
-                return log_error_errno(r, "Failed to %s: %s", opname, STRERROR(r)), UMS_EXIT_FAILURE;
-
-        if (r == -ENODEV) {
-                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", c->only_device);
-                return exit_code_for(op, r, res);
-        }
-
-        for (size_t i = 0; i < res->n; i++) {
-                const DeviceResult *d = &res->devices[i];
-                if (!d->attempted) {
-                        if (!c->only_device || streq(d->slot, c->only_device))
-                                log_info("%s: %s, not touched: %s.", d->slot, verdict_to_string(d->verdict),
-                                         d->reason);
-                        continue;
-                }
-                if (d->r < 0)
-                        log_error("%s: %s failed: %s. See 'umsrestored --status'.", d->slot, opname, d->message);
-                else
-                        log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
-        }
-        if (res->n_managed == 0) {
-                if (res->n == 0)
-                        log_notice("No display device found: nothing to %s.", opname);
-                else
-                        log_notice("No device needs umsrestore (see above): nothing to %s.", opname);
-        }
-        return exit_code_for(op, r, res);
-}
-
-/* The documented test-only switch: with --root (a fake sysfs tree) and
- * $UMSRESTORE_TEST_HW_SIM=FILE, devices are reached through the simulated VGA whose
- * state persists in FILE. Never honoured on the real root. */
-typedef struct SimSwitch {
-        const char *path;
-        HwSim *sim;
-} SimSwitch;
-
-static int sim_switch_open(const DisplayDevice *d, void *userdata, Hw **ret)
-{
-        SimSwitch *s = userdata;
-        int r;
-
-        if (!s->sim) {
-                r = hw_sim_file_load(s->path, d, &s->sim);
-                if (r < 0)
-                        return r;
-        }
-        return hw_sim_open_func(d, s->sim, ret);
-}
-
-static int sim_switch_finish(SimSwitch *s)
-{
-        int r = 0;
-        if (s->sim)
-                r = hw_sim_file_store(s->sim, s->path);
-        s->sim = hw_sim_unref(s->sim);
-        return r;
-}
-
-static int sim_switch_engine_func(const EngineConfig *c, EngineOp op, void *userdata)
-{
-        SimSwitch *s = userdata;
-        EngineConfig copy = *c;
-        int code, r;
-
-        copy.hw_open = sim_switch_open;
-        copy.hw_userdata = s;
-        /* Test hook for the daemon's deadline: a simulated device that is slow to save. */
-        const char *slow = getenv("UMSRESTORE_TEST_SLOW_SAVE_MS");
-        if (slow && op == ENGINE_SAVE) {
-                unsigned long ms = strtoul(slow, NULL, 10);
-                struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
-                (void)nanosleep(&ts, NULL);
-        }
-        code = engine_run_and_log(&copy, op);
-        r = sim_switch_finish(s);
-        if (r < 0) {
-                log_error_errno(r, "Failed to store the simulated device in '%s': %s", s->path, STRERROR(r));
-                return UMS_EXIT_FAILURE;
-        }
-        return code;
-}
-
-/* Returns 1 if the switch is active (and set up), 0 if not, < 0 if misused. */
-static int sim_switch_setup(const ActionArgs *a, SimSwitch *s)
-{
-        const char *path = getenv("UMSRESTORE_TEST_HW_SIM");
-
-        if (!path || !path[0])
-                return 0;
-        if (root_is_real(a->root))
-                return log_error_errno(-EPERM, "UMSRESTORE_TEST_HW_SIM is a test switch and needs --root; "
-                                               "refusing to run against the real machine with it set.");
-        s->path = path;
-        s->sim = NULL;
-        log_notice("Test mode: devices are simulated, state in '%s'.", path);
-        return 1;
-}
-
-/* One engine pass under the run lock (waiting up to LOCK_TIMEOUT_USEC), on the simulated
- * device when sim is given. Returns an exit code. */
-static int run_locked_pass(const EngineConfig *c, EngineOp op, SimSwitch *sim)
-{
-        _cleanup_close_ int lock_fd = run_lock_acquire(c->state_dir, LOCK_TIMEOUT_USEC);
-
-        if (lock_fd == -EBUSY) {
-                log_error("Another umsrestored is busy (lock '%s/lock' held for more than %u s); try again.",
-                          c->state_dir, LOCK_TIMEOUT_USEC / 1000000u);
-                return UMS_EXIT_BUSY;
-        }
-        if (lock_fd < 0) {
-                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s. Are you root?", c->state_dir,
-                                STRERROR(lock_fd));
-                return lock_fd == -EACCES || lock_fd == -EPERM ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
-        }
-        if (sim)
-                return sim_switch_engine_func(c, op, sim);
-        return engine_run_and_log(c, op);
+        return s->config && s->config->manual_deadline_usec > 0 ? s->config->manual_deadline_usec
+                                                                 : CONFIG_MANUAL_DEADLINE_DEFAULT_USEC;
 }
 
 static int run_engine_action(const ActionArgs *a, EngineOp op)
 {
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        SimSwitch sim = { 0 };
-        EngineConfig c;
         int r;
 
-        r = cli_setup(a, &s);
+        r = cli_setup(a, RUNDIR_CREATE, &s);
         if (r != 0)
                 return r;
-        c = s.engine;
-        r = sim_switch_setup(a, &sim);
-        if (r < 0)
-                return UMS_EXIT_USAGE;
-
-        return run_locked_pass(&c, op, r > 0 ? &sim : NULL);
+        return pass_run_bounded(&s.engine, op, manual_deadline_usec(&s));
 }
 
 int action_save_now(const ActionArgs *a)
@@ -374,43 +178,23 @@ int action_restore_now(const ActionArgs *a)
         return run_engine_action(a, ENGINE_RESTORE);
 }
 
-int action_dump(const ActionArgs *a)
+/* Prints a state file after the same loading and section checks a restore makes (owner,
+ * device and boot aside: it may be a copy from elsewhere). Runs in the bounded child. */
+static int dump_file(void *userdata)
 {
+        const ActionArgs *a = userdata;
         _cleanup_(state_file_freep) StateFile *s = NULL;
-        _cleanup_free_ uint8_t *data = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        Buffer out = { 0 };
-        struct stat st;
-        ssize_t n;
+        _cleanup_(buffer_done) Buffer out = { 0 };
         int r;
 
-        fd = open(a->dump_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0) {
-                r = negative_errno();
-                log_error("Cannot open '%s': %s.", a->dump_file,
-                          r == -ELOOP ? "it is a symlink, refused" : STRERROR(r));
-                return UMS_EXIT_FAILURE;
-        }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                log_error("'%s' is not a regular file.", a->dump_file);
-                return UMS_EXIT_BAD_STATE;
-        }
-        if (st.st_size > STATE_FILE_MAX) {
-                log_error("'%s' is too large to be a state file (%lld bytes).", a->dump_file,
-                          (long long)st.st_size);
-                return UMS_EXIT_BAD_STATE;
-        }
-        data = malloc((size_t)st.st_size + 1);
-        if (!data)
-                return UMS_EXIT_FAILURE;
-        n = read(fd, data, (size_t)st.st_size + 1);
-        if (n < 0) {
-                log_error_errno(errno, "Failed to read '%s': %s", a->dump_file, STRERROR(errno));
-                return UMS_EXIT_FAILURE;
-        }
-        r = state_parse(data, (size_t)n, &s);
+        r = state_load_at(AT_FDCWD, a->dump_file, STATE_OWNER_ANY, &s);
         if (r < 0) {
-                log_error("'%s' is not a valid state file: %s.", a->dump_file, state_error_to_string(r));
+                log_error("Cannot use '%s': %s.", a->dump_file, state_error_to_string(r));
+                return r == -ENOENT || r == -EACCES ? UMS_EXIT_FAILURE : UMS_EXIT_BAD_STATE;
+        }
+        r = engine_check_sections(s);
+        if (r < 0) {
+                log_error("'%s' would be refused by a restore: %s.", a->dump_file, engine_load_error_to_string(r));
                 return UMS_EXIT_BAD_STATE;
         }
 
@@ -426,97 +210,96 @@ int action_dump(const ActionArgs *a)
                 if (a->json) {
                         buffer_printf(&out, "%s{\"id\":%u,\"version\":%u,\"length\":%u,\"name\":", i ? "," : "",
                                       sec->method_id, sec->method_version, sec->len);
-                        if (m)
-                                buffer_append_json_string(&out, m->name);
-                        else
-                                buffer_printf(&out, "null");
+                        buffer_append_json_string(&out, m->name);
                         buffer_printf(&out, ",\"data\":");
                 } else
-                        buffer_printf(&out, "\n[%s] method id %u, version %u, %u bytes\n", m ? m->name : "unknown",
-                                      sec->method_id, sec->method_version, sec->len);
-
-                if (!m || m->version != sec->method_version || m->check(sec->payload, sec->len) < 0) {
-                        if (a->json)
-                                buffer_printf(&out, "null");
-                        else
-                                buffer_printf(&out, "  (not decodable by this build: %s)\n",
-                                              m ? "payload refused by the method" : "unknown method");
-                } else
-                        m->dump(sec->payload, sec->len, a->json, &out);
+                        buffer_printf(&out, "\n[%s] method id %u, version %u, %u bytes\n", m->name, sec->method_id,
+                                      sec->method_version, sec->len);
+                m->dump(sec->payload, sec->len, a->json, &out);
                 if (a->json)
                         buffer_printf(&out, "}");
         }
         if (a->json)
                 buffer_printf(&out, "]}\n");
         fputs(buffer_str(&out), stdout);
-        buffer_done(&out);
         return UMS_EXIT_OK;
+}
+
+int action_dump(const ActionArgs *a)
+{
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
+        uint64_t deadline;
+        int r;
+
+        /* The configuration only for ManualDeadlineSec=: --dump works on any file, also where
+         * the configuration is broken. */
+        if (cli_setup(a, RUNDIR_NONE, &s) != 0)
+                log_notice("Dumping with the default deadline.");
+        deadline = manual_deadline_usec(&s);
+        r = child_run_bounded(dump_file, (void *)a, -1, deadline);
+        if (r == -ETIMEDOUT) {
+                log_error("Reading '%s' did not finish within %.1f s and was stopped.", a->dump_file,
+                          (double)deadline / 1e6);
+                return UMS_EXIT_TIMEOUT;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to run the dump: %s", STRERROR(r)), UMS_EXIT_FAILURE;
+        return r >= 128 ? UMS_EXIT_FAILURE : r;
 }
 
 int action_check_config(const ActionArgs *a)
 {
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        Buffer out = { 0 };
+        _cleanup_(buffer_done) Buffer out = { 0 };
         int r;
 
-        r = cli_setup(a, &s);
+        r = cli_setup(a, RUNDIR_NONE, &s);
         if (r != 0)
                 return r;
         r = config_format(s.config, &out);
-        if (r < 0) {
-                buffer_done(&out);
+        if (r < 0)
                 return log_error_errno(r, "Failed to format the configuration: %s", STRERROR(r)), UMS_EXIT_FAILURE;
-        }
         printf("# Effective configuration (umsrestore.conf and drop-ins):\n%s", buffer_str(&out));
-        buffer_done(&out);
         return UMS_EXIT_OK;
-}
-
-/* The daemon's engine pass, run in its child process: takes the run lock so a manual
- * call or a hook never interleaves with it. */
-static int daemon_engine_func(const EngineConfig *c, EngineOp op, void *userdata)
-{
-        SimSwitch *sim = userdata;
-        return run_locked_pass(c, op, sim->path ? sim : NULL);
 }
 
 int action_daemon(const ActionArgs *a)
 {
-        _cleanup_close_ int daemon_lock = -EBADF;
-        _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        SimSwitch sim = { 0 };
-        EngineConfig c;
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_close_ int daemon_lock = -EBADF;
         int r;
 
-        r = cli_setup(a, &s);
+        r = cli_setup(a, RUNDIR_CREATE, &s);
         if (r != 0)
                 return r;
-        c = s.engine;
-        if (sim_switch_setup(a, &sim) < 0)
-                return UMS_EXIT_USAGE;
 
-        daemon_lock = daemon_lock_acquire(c.state_dir);
+        daemon_lock = rundir_daemon_lock(s.rundir);
         if (daemon_lock == -EBUSY) {
-                log_error("Another umsrestored daemon is already running (it holds '%s/daemon.lock').", c.state_dir);
+                log_error("Another umsrestored daemon is already running (it holds '%s/daemon.lock').",
+                          s.rundir->path);
                 return UMS_EXIT_BUSY;
         }
         if (daemon_lock < 0) {
                 log_error_errno(daemon_lock, "Failed to take '%s/daemon.lock': %s. Run the daemon as root.",
-                                c.state_dir, STRERROR(daemon_lock));
+                                s.rundir->path, STRERROR(daemon_lock));
                 return UMS_EXIT_NOT_PERMITTED;
         }
 
-        r = manager_new(&c, &m);
+        /* The manager owns the configuration, the run directory and the lifetime lock from
+         * here on; it reloads the configuration on SIGHUP. */
+        r = manager_new(&(ManagerParams){
+                                .engine = s.engine,
+                                .config = TAKE_PTR(s.config),
+                                .rundir = TAKE_PTR(s.rundir),
+                                .daemon_lock_fd = TAKE_FD(daemon_lock),
+                                .config_root = a->root,
+                                .config_path = a->config_file,
+                                .log_level_fixed = a->log_level_set,
+                        },
+                        &m);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the daemon: %s", STRERROR(r)), UMS_EXIT_FAILURE;
-        m->engine_func = daemon_engine_func;
-        m->engine_userdata = &sim;
-        /* The manager owns the configuration from here on and reloads it on SIGHUP. */
-        m->owned_config = TAKE_PTR(s.config);
-        m->config_root = a->root;
-        m->config_path = a->config_file;
-        m->log_level_fixed = a->log_level_set;
 
         log_info("umsrestored %s starting.", UMSRESTORE_VERSION);
         r = manager_start(m);

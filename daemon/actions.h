@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "engine.h"
+#include "hw/hw.h"
 
 typedef struct ActionArgs {
         const char *device;      /* --device SLOT, or NULL for all managed devices */
@@ -15,6 +15,7 @@ typedef struct ActionArgs {
         bool json;               /* --json */
         bool no_console_switch;  /* --no-console-switch */
         bool log_level_set;      /* --log-level given: LogLevel= in the configuration is ignored */
+        const HwBackend *hw;     /* how devices are reached; main() chooses it */
 } ActionArgs;
 
 int action_status(const ActionArgs *a);
@@ -23,7 +24,3 @@ int action_restore_now(const ActionArgs *a);
 int action_dump(const ActionArgs *a);
 int action_check_config(const ActionArgs *a);
 int action_daemon(const ActionArgs *a);
-
-/* Runs one engine pass and logs a line per device; returns an exit code (exit-codes.h).
- * Shared by --save-now/--restore-now and the daemon's child process. */
-int engine_run_and_log(const EngineConfig *c, EngineOp op);

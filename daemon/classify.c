@@ -28,7 +28,7 @@ static bool str_in(const char *s, const char *const *list, size_t n)
 
 ClassifyEnv classify_env_default(const char *root)
 {
-        bool real_root = !root || !root[0] || streq(root, "/");
+        bool real_root = root_is_real(root);
         return (ClassifyEnv){
                 .root = root,
                 .euid = geteuid(),

@@ -13,6 +13,8 @@
 /* SaveDeadlineSec= bounds when not 0. */
 #define CONFIG_DEADLINE_MIN_USEC 100000ULL
 #define CONFIG_DEADLINE_MAX_USEC 60000000ULL
+/* ManualDeadlineSec= default: the bound on --save-now, --restore-now and --dump. */
+#define CONFIG_MANUAL_DEADLINE_DEFAULT_USEC 20000000ULL
 
 /* One device named in Include=, Exclude= or a [Device X] header: a PCI slot, or a model. */
 typedef struct DeviceMatch {
@@ -37,6 +39,7 @@ typedef struct Config {
         bool console_switch;         /* ConsoleSwitch= */
         bool vbe_post;               /* VBEPost= */
         uint64_t save_deadline_usec; /* SaveDeadlineSec=: 0 = from logind's InhibitDelayMaxUSec */
+        uint64_t manual_deadline_usec; /* ManualDeadlineSec=: 0 = CONFIG_MANUAL_DEADLINE_DEFAULT_USEC */
         DeviceMatch *include;        /* Include=: if n_include > 0, manage only these */
         size_t n_include;
         DeviceMatch *exclude; /* Exclude=: never manage these */

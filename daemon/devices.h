@@ -69,8 +69,6 @@ typedef struct PciIdentity {
  * malloc'ed array in *ret, or a negative errno. */
 typedef int (*PciSourceFunc)(const char *root, PciIdentity **ret);
 
-/* Real enumeration through libpciaccess (root is ignored: libpciaccess reads /sys). */
-int pci_source_pciaccess(const char *root, PciIdentity **ret);
 /* Enumeration from ROOT/sys/bus/pci/devices/<slot>/{class,vendor,device,...} files. */
 int pci_source_sysfs(const char *root, PciIdentity **ret);
 

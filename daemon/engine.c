@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Owns the save and restore passes over all managed devices: plan, per-method sections,
- * state files, validation of every section before the first hardware write, verify. */
-#include <fcntl.h>
-#include <sys/stat.h>
+/* Owns the save, restore and rollback passes over the managed devices of a survey: per
+ * method sections, state and undo files, validation before the first write, verify. */
 #include <sys/utsname.h>
 #include <time.h>
 
 #include "engine.h"
 #include "log.h"
-#include "state.h"
 #include "sysfs.h"
-#include "version.h"
+
+/* A record line: "<epoch-usec> <errno> <duration-usec> <message>\n". */
+#define RECORD_MAX 1024
 
 static uint64_t now_usec(clockid_t clock)
 {
@@ -21,7 +20,15 @@ static uint64_t now_usec(clockid_t clock)
 
 const char *engine_op_to_string(EngineOp op)
 {
-        return op == ENGINE_SAVE ? "save" : "restore";
+        switch (op) {
+        case ENGINE_SAVE:
+                return "save";
+        case ENGINE_RESTORE:
+                return "restore";
+        case ENGINE_ROLLBACK:
+                return "rollback";
+        }
+        return "?";
 }
 
 EngineResult *engine_result_free(EngineResult *r)
@@ -33,64 +40,17 @@ EngineResult *engine_result_free(EngineResult *r)
         return NULL;
 }
 
-int engine_hw_open_real(const DisplayDevice *d, void *userdata, Hw **ret)
-{
-        (void)userdata;
-        return hw_open_pciaccess(d, ret);
-}
-
 void engine_config_default(EngineConfig *c)
 {
         *c = (EngineConfig){
-                .root = NULL,
-                .pci_source = pci_source_pciaccess,
-                .classify_env = classify_env_default(NULL),
-                .hw_open = engine_hw_open_real,
-                .state_dir = UMSRESTORE_RUNSTATEDIR,
-                .state_uid = 0,
-                .console_switch = true,
+                .survey = {
+                        .root = NULL,
+                        .pci_source = pci_source_pciaccess,
+                        .classify_env = classify_env_default(NULL),
+                        .console_switch = true,
+                },
+                .hw = &hw_backend_pciaccess,
         };
-}
-
-bool engine_device_allowed(const EngineConfig *c, const DisplayDevice *d)
-{
-        return !c->config || config_device_managed(c->config, d);
-}
-
-size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX])
-{
-        const char *selected[PLAN_MAX];
-        size_t n = 0, n_selected = 0;
-        bool console = c->console_switch && (!c->config || c->config->console_switch);
-
-        if (!verdict_is_managed(d->verdict) || !engine_device_allowed(c, d))
-                return 0;
-        if (c->config)
-                n_selected = config_device_methods(c->config, d, selected, PLAN_MAX);
-
-        for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++) {
-                const MethodOps *m = method_table[i];
-                bool wanted = n_selected == 0;
-
-                if (!m)
-                        continue;
-                for (size_t j = 0; j < n_selected && !wanted; j++)
-                        wanted = streq(selected[j], m->name);
-                if (!wanted || (!console && streq(m->name, "console")))
-                        continue;
-                ret[n++] = m;
-        }
-        return n;
-}
-
-void engine_plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf, size_t size)
-{
-        const MethodOps *plan[PLAN_MAX];
-        size_t n = engine_plan(c, d, plan), len = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; i < n && len < size; i++)
-                len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", plan[i]->name);
 }
 
 static void read_boot_id(const char *root, char buf[static 37])
@@ -107,38 +67,52 @@ static void append_method_name(DeviceResult *res, const char *name)
         snprintf(res->methods + len, sizeof(res->methods) - len, "%s%s", len ? ", " : "", name);
 }
 
-/* After a failed save, an older state file must not be restored as if it were this
- * sleep's: move it out of the way (it stays readable as "<slot>.state.prev"). */
-static void invalidate_state(const EngineConfig *c, const DisplayDevice *d)
+static void state_fill_header(const EngineConfig *c, const DisplayDevice *d, StateFile *s)
 {
-        _cleanup_free_ char *path = NULL, *prev = NULL;
+        struct utsname u;
 
-        if (state_path(c->state_dir, d->slot, &path) < 0 || asprintf(&prev, "%s.prev", path) < 0)
-                return;
-        (void)rename(path, prev);
+        state_identity_from_device(&s->identity, d);
+        if (uname(&u) >= 0)
+                snprintf(s->kernel_release, sizeof(s->kernel_release), "%s", u.release);
+        read_boot_id(c->survey.root, s->boot_id);
+        s->time_usec = now_usec(CLOCK_REALTIME);
 }
 
-static int save_device(const EngineConfig *c, const DisplayDevice *d, DeviceResult *res)
+static void remove_undo(const EngineConfig *c, const DisplayDevice *d)
 {
-        const MethodOps *plan[PLAN_MAX];
+        char name[STATE_NAME_MAX];
+
+        if (state_file_name(d->slot, STATE_UNDO_SUFFIX, name) >= 0)
+                (void)state_remove(c->rundir->fd, name);
+}
+
+static int save_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
+{
+        const DisplayDevice *d = &sd->device;
         Buffer payloads[PLAN_MAX] = { { 0 } };
         _cleanup_(hw_freep) Hw *hw = NULL;
         StateFile s = { 0 };
-        struct utsname u;
-        size_t n;
         int r;
 
-        n = engine_plan(c, d, plan);
-        r = c->hw_open(d, c->hw_userdata, &hw);
+        /* From here on the state of an earlier sleep is no longer restorable: if this save
+         * fails or is killed, a restore must not write back a picture from another time. */
+        r = state_invalidate(c->rundir->fd, d->slot);
         if (r < 0) {
-                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
-                         STRERROR(r));
-                invalidate_state(c, d);
+                snprintf(res->message, sizeof(res->message), "cannot retire the previous state file in '%s': %s",
+                         c->rundir->path, STRERROR(r));
                 return r;
         }
 
-        for (size_t i = 0; i < n; i++) {
-                const MethodOps *m = plan[i];
+        r = c->hw->open(d, c->hw->userdata, &hw);
+        if (r < 0) {
+                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
+                         STRERROR(r));
+                return r;
+        }
+
+        state_fill_header(c, d, &s);
+        for (size_t i = 0; i < sd->n_plan; i++) {
+                const MethodOps *m = sd->plan[i];
 
                 r = m->probe(hw, d);
                 if (r < 0) {
@@ -162,18 +136,31 @@ static int save_device(const EngineConfig *c, const DisplayDevice *d, DeviceResu
                 };
                 s.n_sections++;
                 append_method_name(res, m->name);
+                if (m->commit) {
+                        /* The console method moves to a spare VT: recorded first, so that a
+                         * rollback pass can put it back should this pass be killed. */
+                        r = state_write_undo(c->rundir->fd, &s);
+                        if (r < 0) {
+                                snprintf(res->message, sizeof(res->message),
+                                         "cannot record what method %s will change in '%s': %s", m->name,
+                                         c->rundir->path, STRERROR(r));
+                                s.n_sections--;
+                                goto finish;
+                        }
+                        r = m->commit(hw, d, s.sections[s.n_sections - 1].payload, s.sections[s.n_sections - 1].len);
+                        if (r < 0) {
+                                snprintf(res->message, sizeof(res->message), "method %s: save failed: %s", m->name,
+                                         STRERROR(r));
+                                s.n_sections--; /* commit undid itself where it could */
+                                goto finish;
+                        }
+                }
         }
 
-        state_identity_from_device(&s.identity, d);
-        if (uname(&u) >= 0)
-                snprintf(s.kernel_release, sizeof(s.kernel_release), "%s", u.release);
-        read_boot_id(c->root, s.boot_id);
-        s.time_usec = now_usec(CLOCK_REALTIME);
-
-        r = state_write(c->state_dir, &s);
+        r = state_write(c->rundir->fd, &s, NULL);
         if (r < 0) {
                 snprintf(res->message, sizeof(res->message), "cannot write the state file in '%s': %s",
-                         c->state_dir, STRERROR(r));
+                         c->rundir->path, STRERROR(r));
                 goto finish;
         }
         res->n_sections = (unsigned)s.n_sections;
@@ -188,51 +175,58 @@ finish:
                         const MethodOps *m = method_by_id(s.sections[i].method_id);
                         (void)m->restore(hw, d, s.sections[i].payload, s.sections[i].len);
                 }
-                invalidate_state(c, d);
         }
+        remove_undo(c, d);
         for (size_t i = 0; i < PLAN_MAX; i++)
                 buffer_done(&payloads[i]);
         return r;
 }
 
-int engine_load_state(const EngineConfig *c, const DisplayDevice *d, StateFile **ret)
+int engine_check_sections(const StateFile *s)
 {
-        _cleanup_(state_file_freep) StateFile *s = NULL;
-        _cleanup_free_ char *path = NULL;
-        char boot_id[37];
-        int r;
-
-        r = state_path(c->state_dir, d->slot, &path);
-        if (r < 0)
-                return r;
-        r = state_load_file(path, c->state_uid, &s);
-        if (r < 0)
-                return r;
-        r = state_check_identity(s, d);
-        if (r < 0)
-                return r;
-        read_boot_id(c->root, boot_id);
-        if (!streq(boot_id, s->boot_id))
-                return -ESTALE;
         for (size_t i = 0; i < s->n_sections; i++) {
                 const StateSection *sec = &s->sections[i];
                 const MethodOps *m = method_by_id(sec->method_id);
 
                 if (!m || m->version != sec->method_version)
                         return -EPROTO;
-                r = m->check(sec->payload, sec->len);
-                if (r < 0)
+                if (m->check(sec->payload, sec->len) < 0)
                         return -EBADR;
         }
+        return 0;
+}
+
+int engine_load_state(const EngineConfig *c, const DisplayDevice *d, const char *suffix, StateFile **ret)
+{
+        _cleanup_(state_file_freep) StateFile *s = NULL;
+        char name[STATE_NAME_MAX], boot_id[37];
+        int r;
+
+        r = state_file_name(d->slot, suffix, name);
+        if (r < 0)
+                return r;
+        r = state_load_at(c->rundir->fd, name, c->rundir->uid, &s);
+        if (r < 0)
+                return r;
+        r = state_check_identity(s, d);
+        if (r < 0)
+                return r;
+        read_boot_id(c->survey.root, boot_id);
+        if (!streq(boot_id, s->boot_id))
+                return -ESTALE;
+        r = engine_check_sections(s);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(s);
         return 0;
 }
 
-static const char *load_error_to_string(int r)
+const char *engine_load_error_to_string(int r)
 {
         switch (r) {
         case -ENOENT:
-                return "no saved state (run --save-now before suspending)";
+                return "no state was saved for it (the last save failed, or none ran: run --save-now before "
+                       "suspending)";
         case -ESTALE:
                 return "the state file is from another boot";
         case -EPROTO:
@@ -244,195 +238,232 @@ static const char *load_error_to_string(int r)
         }
 }
 
-static int restore_device(const EngineConfig *c, const DisplayDevice *d, DeviceResult *res)
+/* Writes the sections of s back, newest first, verifying each right after its restore (a
+ * later method, the console switch back, lets the kernel redraw, which legitimately
+ * changes registers such as the cursor). Stops at the first failure: a later method must
+ * not run on hardware that did not come back. */
+static int write_back(Hw *hw, const DisplayDevice *d, const StateFile *s, DeviceResult *res, Buffer *report)
 {
-        _cleanup_(state_file_freep) StateFile *s = NULL;
-        _cleanup_(hw_freep) Hw *hw = NULL;
-        Buffer report = { 0 };
-        int r;
-
-        /* Everything is validated before the device is even opened: never half a state. */
-        r = engine_load_state(c, d, &s);
-        if (r < 0) {
-                res->refused = true;
-                snprintf(res->message, sizeof(res->message), "refused: %s; nothing was written",
-                         load_error_to_string(r));
-                return r;
-        }
-
-        r = c->hw_open(d, c->hw_userdata, &hw);
-        if (r < 0) {
-                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
-                         STRERROR(r));
-                return r;
-        }
-
-        /* Restore in reverse save order, stopping at the first failure: a later method
-         * (the console switch back) must not run on hardware that did not come back. */
         for (size_t i = s->n_sections; i-- > 0;) {
                 const StateSection *sec = &s->sections[i];
                 const MethodOps *m = method_by_id(sec->method_id);
+                int r;
 
                 r = m->restore(hw, d, sec->payload, sec->len);
                 if (r < 0) {
                         snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s", m->name,
                                  STRERROR(r));
-                        goto finish;
+                        return r;
                 }
                 append_method_name(res, m->name);
                 res->n_sections++;
-                /* Verify right away: a later method (the console switch back) lets the
-                 * kernel redraw, which legitimately changes registers such as the cursor. */
                 if (m->verify) {
-                        int v = m->verify(hw, d, sec->payload, sec->len, &report);
+                        int v = m->verify(hw, d, sec->payload, sec->len, report);
                         if (v > 0)
                                 res->mismatches += (unsigned)v;
                 }
         }
+        return 0;
+}
+
+static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
+{
+        const DisplayDevice *d = &sd->device;
+        _cleanup_(state_file_freep) StateFile *s = NULL;
+        _cleanup_(buffer_done) Buffer report = { 0 };
+        _cleanup_(hw_freep) Hw *hw = NULL;
+        int r;
+
+        /* Everything is validated before the device is even opened: never half a state. */
+        r = engine_load_state(c, d, STATE_SUFFIX, &s);
+        if (r < 0) {
+                if (r == -ENOENT) {
+                        res->no_state = true;
+                        snprintf(res->message, sizeof(res->message), "not restored: %s",
+                                 engine_load_error_to_string(r));
+                } else {
+                        res->refused = true;
+                        snprintf(res->message, sizeof(res->message), "refused: %s; nothing was written",
+                                 engine_load_error_to_string(r));
+                }
+                return r;
+        }
+
+        r = c->hw->open(d, c->hw->userdata, &hw);
+        if (r < 0) {
+                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
+                         STRERROR(r));
+                return r;
+        }
+        r = write_back(hw, d, s, res, &report);
+        if (r < 0)
+                return r;
         if (res->mismatches > 0) {
                 snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u register%s "
                          "differ on read-back: %.200s",
                          res->n_sections, res->n_sections == 1 ? "" : "s", res->methods, res->mismatches,
                          res->mismatches == 1 ? "" : "s", buffer_str(&report));
-                r = -EIO;
-                goto finish;
+                return -EIO;
         }
         snprintf(res->message, sizeof(res->message), "restored and verified %u method%s (%s)", res->n_sections,
                  res->n_sections == 1 ? "" : "s", res->methods[0] ? res->methods : "none");
-        r = 0;
-finish:
-        buffer_done(&report);
-        return r;
+        return 0;
+}
+
+/* 1 if the device had an unfinished save to roll back (done or failed: see res), 0 if not. */
+static int rollback_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
+{
+        const DisplayDevice *d = &sd->device;
+        _cleanup_(state_file_freep) StateFile *s = NULL;
+        _cleanup_(buffer_done) Buffer report = { 0 };
+        _cleanup_(hw_freep) Hw *hw = NULL;
+        int r;
+
+        r = engine_load_state(c, d, STATE_UNDO_SUFFIX, &s);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                res->refused = true;
+                snprintf(res->message, sizeof(res->message), "rollback refused: %s; nothing was written",
+                         engine_load_error_to_string(r));
+                remove_undo(c, d);
+                return r;
+        }
+        r = c->hw->open(d, c->hw->userdata, &hw);
+        if (r < 0) {
+                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
+                         STRERROR(r));
+                return r;
+        }
+        r = write_back(hw, d, s, res, &report);
+        if (r < 0)
+                return r;
+        remove_undo(c, d);
+        snprintf(res->message, sizeof(res->message), "rolled back what an unfinished save changed (%s)",
+                 res->methods[0] ? res->methods : "nothing");
+        return 1;
+}
+
+static int record_result(const EngineConfig *c, EngineOp op, const DeviceResult *res)
+{
+        char name[STATE_NAME_MAX], line[RECORD_MAX];
+        int n, r;
+
+        r = state_file_name(res->slot, op == ENGINE_SAVE ? ".last-save" : ".last-restore", name);
+        if (r < 0)
+                return r;
+        n = snprintf(line, sizeof(line), "%llu %d %llu %s\n", (unsigned long long)now_usec(CLOCK_REALTIME), res->r,
+                     (unsigned long long)res->duration_usec, res->message);
+        if (n < 0)
+                return -EINVAL;
+        return state_write_record(c->rundir->fd, name, line, MIN((size_t)n, sizeof(line) - 1));
 }
 
 int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
 {
         _cleanup_(engine_result_freep) EngineResult *result = NULL;
-        _cleanup_(device_list_freep) DeviceList *l = NULL;
-        int r, first_error = 0;
+        _cleanup_(survey_freep) Survey *survey = NULL;
+        int r;
 
-        r = devices_discover(c->root, c->pci_source, &l);
+        if (!c || !c->hw || !c->rundir || !ret)
+                return -EINVAL;
+        r = survey_run(&c->survey, &survey);
         if (r < 0)
                 return r;
-        classify_devices(&c->classify_env, l);
 
         result = calloc(1, sizeof(*result));
         if (!result)
                 return -ENOMEM;
-        if (l->n > 0) {
-                result->devices = calloc(l->n, sizeof(DeviceResult));
+        if (survey->n > 0) {
+                result->devices = calloc(survey->n, sizeof(DeviceResult));
                 if (!result->devices)
                         return -ENOMEM;
         }
+        result->n_managed = survey->n_managed;
+        result->n_unusable = survey->n_unusable;
 
-        if (c->only_device && !device_list_find(l, c->only_device)) {
-                *ret = TAKE_PTR(result);
-                return -ENODEV;
-        }
-
-        for (size_t i = 0; i < l->n; i++) {
-                const DisplayDevice *d = &l->devices[i];
+        for (size_t i = 0; i < survey->n; i++) {
+                const SurveyDevice *sd = &survey->devices[i];
                 DeviceResult *res = &result->devices[result->n++];
                 uint64_t start;
 
-                snprintf(res->slot, sizeof(res->slot), "%s", d->slot);
-                snprintf(res->reason, sizeof(res->reason), "%s", d->reason);
-                res->verdict = d->verdict;
-                if (c->only_device && d != device_list_find(l, c->only_device))
-                        continue;
-                if (!verdict_is_managed(d->verdict))
-                        continue; /* kms, foreign, unusable: no hardware access at all */
-                if (!engine_device_allowed(c, d)) {
+                snprintf(res->slot, sizeof(res->slot), "%s", sd->device.slot);
+                snprintf(res->reason, sizeof(res->reason), "%s", sd->device.reason);
+                res->verdict = sd->device.verdict;
+                res->role = sd->role;
+                if (sd->role == SURVEY_EXCLUDED)
                         snprintf(res->reason, sizeof(res->reason),
                                  "excluded by the configuration (Include=, Exclude= or Manage=)");
-                        continue;
-                }
+                if (sd->role != SURVEY_MANAGED)
+                        continue; /* kms, foreign, unusable, excluded: no hardware access at all */
 
-                result->n_managed++;
-                res->attempted = true;
                 start = now_usec(CLOCK_MONOTONIC);
-                res->r = op == ENGINE_SAVE ? save_device(c, d, res) : restore_device(c, d, res);
-                res->duration_usec = now_usec(CLOCK_MONOTONIC) - start;
-                if (res->r < 0) {
-                        result->n_failed++;
-                        if (first_error == 0)
-                                first_error = res->r;
+                switch (op) {
+                case ENGINE_SAVE:
+                        res->r = save_device(c, sd, res);
+                        break;
+                case ENGINE_RESTORE:
+                        res->r = restore_device(c, sd, res);
+                        break;
+                case ENGINE_ROLLBACK:
+                        r = rollback_device(c, sd, res);
+                        if (r == 0)
+                                continue; /* nothing unfinished on this device */
+                        res->r = MIN(r, 0);
+                        break;
                 }
-                (void)engine_record_result(c, op, res);
+                res->attempted = true;
+                res->duration_usec = now_usec(CLOCK_MONOTONIC) - start;
+                if (res->r < 0)
+                        result->n_failed++;
+                else
+                        result->n_done++;
+                if (op != ENGINE_ROLLBACK)
+                        (void)record_result(c, op, res);
         }
 
         *ret = TAKE_PTR(result);
-        if ((*ret)->n_managed == 0)
-                return -ENOENT;
-        if (first_error < 0)
-                return first_error;
         return 0;
 }
 
-/* "<state_dir>/<slot>.last-save": one line "<epoch-usec> <errno> <duration-usec> <message>". */
-static int last_path(const EngineConfig *c, const char *slot, EngineOp op, char *buf, size_t size)
+int engine_read_last_fields(const RunDir *d, const char *slot, EngineOp op, EngineLast *ret)
 {
-        int n = snprintf(buf, size, "%s/%s.last-%s", c->state_dir, slot, engine_op_to_string(op));
-        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-int engine_record_result(const EngineConfig *c, EngineOp op, const DeviceResult *res)
-{
-        char path[512], tmp[540];
-        _cleanup_close_ int fd = -EBADF;
-        FILE *f;
-        int r;
-
-        r = last_path(c, res->slot, op, path, sizeof(path));
-        if (r < 0)
-                return r;
-        if (mkdir(c->state_dir, 0700) < 0 && errno != EEXIST)
-                return negative_errno();
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return negative_errno();
-        f = fdopen(fd, "w");
-        if (!f)
-                return negative_errno();
-        fd = -EBADF;
-        fprintf(f, "%llu %d %llu %s\n", (unsigned long long)now_usec(CLOCK_REALTIME), res->r,
-                (unsigned long long)res->duration_usec, res->message);
-        if (fclose(f) != 0)
-                return negative_errno();
-        if (rename(tmp, path) < 0)
-                return negative_errno();
-        return 0;
-}
-
-int engine_read_last(const EngineConfig *c, const char *slot, EngineOp op, char *buf, size_t size)
-{
-        char path[512], line[700];
+        _cleanup_free_ char *line = NULL;
+        char name[STATE_NAME_MAX];
         unsigned long long when, dur;
         int err, off = 0, r;
-        FILE *f;
 
-        r = last_path(c, slot, op, path, sizeof(path));
+        if (!d)
+                return -ENOENT;
+        r = state_file_name(slot, op == ENGINE_SAVE ? ".last-save" : ".last-restore", name);
         if (r < 0)
                 return r;
-        f = fopen(path, "re");
-        if (!f)
-                return negative_errno();
-        if (!fgets(line, sizeof(line), f)) {
-                fclose(f);
-                return -EBADMSG;
-        }
-        fclose(f);
+        r = state_read_record(d->fd, name, d->uid, RECORD_MAX, &line);
+        if (r < 0)
+                return r;
         line[strcspn(line, "\n")] = '\0';
         if (sscanf(line, "%llu %d %llu %n", &when, &err, &dur, &off) != 3 || off == 0)
                 return -EBADMSG;
+        *ret = (EngineLast){ .time_usec = when, .error = err, .duration_usec = dur };
+        snprintf(ret->message, sizeof(ret->message), "%s", line + off);
+        return 0;
+}
 
-        time_t t = (time_t)(when / 1000000u);
+int engine_read_last(const RunDir *d, const char *slot, EngineOp op, char *buf, size_t size)
+{
+        EngineLast l;
         struct tm tm;
         char ts[32];
+        time_t t;
+        int r;
+
+        r = engine_read_last_fields(d, slot, op, &l);
+        if (r < 0)
+                return r;
+        t = (time_t)(l.time_usec / 1000000u);
         gmtime_r(&t, &tm);
         strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", &tm);
-        snprintf(buf, size, "%s at %s (%.1f ms): %s", err == 0 ? "ok" : "FAILED", ts, (double)dur / 1000.0,
-                 line + off);
+        snprintf(buf, size, "%s at %s (%.1f ms): %s", l.error == 0 ? "ok" : "FAILED", ts,
+                 (double)l.duration_usec / 1000.0, l.message);
         return 0;
 }

@@ -1,41 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* The engine: discover → classify → plan → save or restore (+ verify) every managed
- * device. No D-Bus, no argv, no logging above debug: callers report the results. */
+/* The engine: save, restore (+ verify) or roll back every managed device of a survey, each
+ * device on its own. No D-Bus, no argv, no logging above debug: callers report. */
 #pragma once
 
-#include "classify.h"
-#include "conf.h"
-#include "devices.h"
 #include "hw/hw.h"
-#include "methods/method.h"
+#include "rundir.h"
 #include "state.h"
-
-#define PLAN_MAX 8
+#include "survey.h"
 
 typedef struct EngineConfig {
-        const char *root;         /* sysfs/procfs prefix; NULL = real root */
-        PciSourceFunc pci_source; /* how PCI devices are listed */
-        ClassifyEnv classify_env;
-        HwOpenFunc hw_open; /* how a managed device's Hw is opened */
-        void *hw_userdata;
-        const char *state_dir; /* /run/umsrestore */
-        uid_t state_uid;       /* required owner of state files (0) */
-        const char *only_device; /* --device SLOT or NULL */
-        bool console_switch; /* false: the console method is left out of every plan */
-        const Config *config; /* umsrestore.conf: methods, include/exclude; NULL = defaults */
+        SurveyConfig survey;  /* which devices, with which plan */
+        const HwBackend *hw;  /* how a managed device is reached */
+        RunDir *rundir;       /* where state files live (opened by the caller) */
 } EngineConfig;
 
 typedef enum EngineOp {
         ENGINE_SAVE,
         ENGINE_RESTORE,
+        ENGINE_ROLLBACK, /* undo what an unfinished save changed (its "<slot>.undo") */
 } EngineOp;
 
 typedef struct DeviceResult {
         char slot[SLOT_MAX];
         Verdict verdict;
-        char reason[256];       /* verdict reason */
+        SurveyRole role;
+        char reason[256];       /* verdict reason, or why the device is not managed */
         bool attempted;         /* the device was managed and acted on */
         bool refused;           /* restore: the state file was refused, the device untouched */
+        bool no_state;          /* restore: there is no state for it (its save failed or none ran) */
         int r;                  /* 0 or negative errno */
         char message[512];      /* what happened, for a person */
         uint64_t duration_usec; /* time spent on the device */
@@ -47,41 +39,47 @@ typedef struct DeviceResult {
 typedef struct EngineResult {
         DeviceResult *devices;
         size_t n;
-        size_t n_managed;
-        size_t n_failed;
+        size_t n_managed; /* devices the survey chose to act on */
+        size_t n_done;    /* attempted and succeeded */
+        size_t n_failed;  /* attempted and failed */
+        size_t n_unusable;
 } EngineResult;
 
 EngineResult *engine_result_free(EngineResult *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EngineResult *, engine_result_free);
 
-/* Defaults for the running system: real root, libpciaccess, real hw, /run/umsrestore. */
+/* Defaults for the running system: real root, libpciaccess for listing and access, the
+ * console switch on. The caller sets rundir. */
 void engine_config_default(EngineConfig *c);
 
-/* The plan of d as text, "console, dpms, vga, pci-config" ("" when nothing runs). */
-void engine_plan_names(const EngineConfig *c, const DisplayDevice *d, char *buf, size_t size);
-
-/* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
-bool engine_device_allowed(const EngineConfig *c, const DisplayDevice *d);
-
-/* The methods that will run for d, in save order (the method table's order; a configured
- * Methods= list selects from it). Returns the count; 0 for a device not managed. */
-size_t engine_plan(const EngineConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX]);
-
-/* Runs op on every managed device (or only_device). Returns 0 if every attempted device
- * succeeded, -ENODEV if only_device is not a display device, -ENOENT if there is nothing
- * to manage (n_managed == 0), or the first device error. *ret is filled in every case
- * but -ENOMEM. */
+/* Runs op on every managed device of the survey, each on its own: a device that fails is
+ * named in its result and the others go on. Returns 0 with *ret filled (look at n_failed),
+ * -ENODEV if only_device names no display device, or a negative errno when the devices
+ * cannot be listed (*ret not written). Rollback acts only on devices with an undo file. */
 int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret);
 
-/* Loads and fully validates a state file for d (identity, boot, every section accepted by
- * its method's check()), without any hardware access. */
-int engine_load_state(const EngineConfig *c, const DisplayDevice *d, StateFile **ret);
+/* Loads and fully validates "<slot>.state" (or .undo) for d: file safety, identity, boot,
+ * every section accepted by its method's check(); no hardware access. -ENOENT when there
+ * is none, -ESTALE from another boot, -EPROTO, -EBADR (see engine_check_sections()). */
+int engine_load_state(const EngineConfig *c, const DisplayDevice *d, const char *suffix, StateFile **ret);
 
-/* Last results per device, kept in state_dir for --status. */
-int engine_record_result(const EngineConfig *c, EngineOp op, const DeviceResult *r);
-int engine_read_last(const EngineConfig *c, const char *slot, EngineOp op, char *buf, size_t size);
+/* Every section names a method of this build at its version (-EPROTO otherwise) and its
+ * method's check() accepts the payload (-EBADR otherwise). */
+int engine_check_sections(const StateFile *s);
 
-/* Hw opener for the real machine (libpciaccess). */
-int engine_hw_open_real(const DisplayDevice *d, void *userdata, Hw **ret);
+/* One line for a refusal of engine_load_state() or state_load_at(). */
+const char *engine_load_error_to_string(int r);
+
+/* Last results per device, kept in the run directory for --status: the record of op for
+ * slot as "ok at TIME (N ms): message" or "FAILED at …". */
+int engine_read_last(const RunDir *d, const char *slot, EngineOp op, char *buf, size_t size);
+/* The same as fields, for JSON: when (µs since the epoch), errno (0 = ok), duration and message. */
+typedef struct EngineLast {
+        uint64_t time_usec;
+        int error;
+        uint64_t duration_usec;
+        char message[600];
+} EngineLast;
+int engine_read_last_fields(const RunDir *d, const char *slot, EngineOp op, EngineLast *ret);
 
 const char *engine_op_to_string(EngineOp op);

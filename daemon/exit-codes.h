@@ -13,5 +13,7 @@ enum {
         UMS_EXIT_NOT_PERMITTED = 7,  /* not root, kernel lockdown, no legacy I/O */
         UMS_EXIT_CONFIG = 8,         /* configuration file error */
         UMS_EXIT_VERIFY = 9,         /* restore done but read-back differs */
+        UMS_EXIT_PARTIAL = 10,       /* some devices done, others failed (each named in the log) */
+        UMS_EXIT_TIMEOUT = 11,       /* did not finish within its deadline and was stopped */
         UMS_EXIT_UNAVAILABLE = 69,   /* action not implemented in this build (EX_UNAVAILABLE) */
 };

@@ -7,9 +7,10 @@
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 
-#include "actions.h"
+#include "exit-codes.h"
 #include "log.h"
 #include "manager.h"
+#include "pass.h"
 #include "sysfs.h"
 
 #define LOGIND_SERVICE "org.freedesktop.login1"
@@ -62,16 +63,16 @@ static void manager_update_status(Manager *m)
                                  m->inhibit_fd >= 0 ? "" : " (waiting for logind)");
 }
 
-/* Discovers and classifies; decides whether a lock is wanted. */
+/* Surveys the devices; decides whether a lock is wanted. */
 static void manager_rescan(Manager *m)
 {
-        _cleanup_(device_list_freep) DeviceList *l = NULL;
-        size_t len = 0, n_kms = 0;
+        _cleanup_(survey_freep) Survey *survey = NULL;
+        size_t len = 0;
         int r;
 
         m->n_managed = 0;
         m->managed_desc[0] = '\0';
-        r = devices_discover(m->config.root, m->config.pci_source, &l);
+        r = survey_run(&m->config.survey, &survey);
         if (r < 0) {
                 log_warning_errno(r, "Failed to list display devices: %s; will try again at the next sleep.",
                                   STRERROR(r));
@@ -79,24 +80,24 @@ static void manager_rescan(Manager *m)
                 m->want_lock = true; /* the save pass will retry and report */
                 return;
         }
-        classify_devices(&m->config.classify_env, l);
-        for (size_t i = 0; i < l->n; i++) {
-                const DisplayDevice *d = &l->devices[i];
+        for (size_t i = 0; i < survey->n; i++) {
+                const SurveyDevice *sd = &survey->devices[i];
+                const DisplayDevice *d = &sd->device;
                 char methods[128];
 
-                if (d->verdict == VERDICT_KMS)
-                        n_kms++;
-                if (!verdict_is_managed(d->verdict)) {
+                switch (sd->role) {
+                case SURVEY_HANDS_OFF:
                         log_info("%s: %s, not touched: %s.", d->slot, verdict_to_string(d->verdict), d->reason);
                         continue;
-                }
-                if (m->config.only_device && !streq(d->slot, m->config.only_device))
-                        continue;
-                if (!engine_device_allowed(&m->config, d)) {
+                case SURVEY_EXCLUDED:
                         log_info("%s: excluded by the configuration, not touched.", d->slot);
                         continue;
+                case SURVEY_NOT_CHOSEN:
+                        continue;
+                case SURVEY_MANAGED:
+                        break;
                 }
-                engine_plan_names(&m->config, d, methods, sizeof(methods));
+                survey_plan_names(sd, methods, sizeof(methods));
                 if (len < sizeof(m->managed_desc))
                         len += (size_t)snprintf(m->managed_desc + len, sizeof(m->managed_desc) - len, "%s%s (%s)",
                                                 m->n_managed ? ", " : "", d->slot, methods);
@@ -105,7 +106,9 @@ static void manager_rescan(Manager *m)
         m->want_lock = m->n_managed > 0;
         if (!m->want_lock)
                 snprintf(m->managed_desc, sizeof(m->managed_desc), "%s",
-                         l->n == 0 ? "no display device" : n_kms == l->n ? "all devices KMS" : "no device to manage");
+                         survey->n == 0              ? "no display device"
+                         : survey->n_kms == survey->n ? "all devices KMS"
+                                                      : "no device to manage");
 }
 
 static int manager_take_lock(Manager *m);
@@ -224,7 +227,7 @@ static void manager_read_delay(Manager *m)
                 m->inhibit_delay_max_usec = DEFAULT_INHIBIT_DELAY_USEC;
 }
 
-static void manager_pass_finished(Manager *m, EngineOp op, int status);
+static void manager_pass_finished(Manager *m, EngineOp op, int status, bool killed);
 
 static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
@@ -235,7 +238,7 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
         m->child_source = sd_event_source_unref(m->child_source);
         m->deadline_source = sd_event_source_disable_unref(m->deadline_source);
         m->child = 0;
-        manager_pass_finished(m, m->child_op, status);
+        manager_pass_finished(m, m->child_op, status, m->child_killed);
         return 0;
 }
 
@@ -247,8 +250,10 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         (void)usec;
         log_warning("The %s pass did not finish within %.1f s; stopping it so the system is not held up.",
                     engine_op_to_string(m->child_op), (double)(now_mono() - m->child_start_usec) / 1e6);
-        if (m->child > 0)
+        if (m->child > 0) {
                 (void)kill(m->child, SIGKILL);
+                m->child_killed = true;
+        }
         /* on_child_exit follows; release the lock now so logind can go on meanwhile. */
         if (m->child_op == ENGINE_SAVE)
                 manager_release_lock(m, "save deadline");
@@ -256,13 +261,9 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-static int default_engine_func(const EngineConfig *c, EngineOp op, void *userdata)
-{
-        (void)userdata;
-        return engine_run_and_log(c, op);
-}
-
-/* Runs one pass in a child process, bounded by deadline_usec. */
+/* Runs one pass in a child process, bounded by deadline_usec. The child keeps no fd but
+ * stdio and the run directory: a stuck child cannot hold logind's sleep through the
+ * inhibitor fd, nor the daemon lock, nor the bus connection. */
 static int manager_spawn_pass(Manager *m, EngineOp op, uint64_t deadline_usec)
 {
         pid_t pid;
@@ -270,19 +271,12 @@ static int manager_spawn_pass(Manager *m, EngineOp op, uint64_t deadline_usec)
 
         if (m->child > 0)
                 return -EBUSY;
-        fflush(stderr);
-        pid = fork();
-        if (pid < 0)
-                return negative_errno();
-        if (pid == 0) {
-                sigset_t all;
-                sigemptyset(&all);
-                (void)sigprocmask(SIG_SETMASK, &all, NULL);
-                (void)signal(SIGTERM, SIG_DFL);
-                _exit(m->engine_func(&m->config, op, m->engine_userdata));
-        }
+        r = pass_spawn(&m->config, op, &pid);
+        if (r < 0)
+                return r;
         m->child = pid;
         m->child_op = op;
+        m->child_killed = false;
         m->child_start_usec = now_mono();
         r = sd_event_add_child(m->event, &m->child_source, pid, WEXITED, on_child_exit, m);
         if (r < 0) {
@@ -298,39 +292,78 @@ static int manager_spawn_pass(Manager *m, EngineOp op, uint64_t deadline_usec)
         return 0;
 }
 
-static void manager_pass_finished(Manager *m, EngineOp op, int status)
+/* Between sleeps: the lock again if there is something to manage. Never while a sleep is
+ * under way: logind would then wait for it the whole InhibitDelayMaxSec. */
+static void manager_awake(Manager *m)
+{
+        if (m->sleeping)
+                return;
+        manager_rescan(m);
+        manager_take_lock(m);
+}
+
+static void manager_pass_finished(Manager *m, EngineOp op, int status, bool killed)
 {
         uint64_t took = now_mono() - m->child_start_usec;
 
         m->cycles++;
-        if (op == ENGINE_SAVE) {
+        switch (op) {
+        case ENGINE_SAVE: {
                 const char *releasing = m->inhibit_fd >= 0 ? "; releasing the sleep delay lock" : "";
 
-                m->saved_this_sleep = status == 0;
-                if (status == 0)
+                /* Every device that saved is restored after wake, also when another failed. */
+                m->saved_this_sleep = !killed && (status == UMS_EXIT_OK || status == UMS_EXIT_PARTIAL);
+                if (killed)
+                        log_error("The save pass was stopped; nothing from it will be restored. Putting back what it "
+                                  "changed (the VT switch).");
+                else if (status == UMS_EXIT_OK)
                         log_info("Saved display state in %.1f ms%s.", (double)took / 1000.0, releasing);
-                else if (status == 3)
+                else if (status == UMS_EXIT_PARTIAL)
+                        log_warning("Saved the display state of some devices in %.1f ms (the others are named above)%s; "
+                                    "those will be restored after wake.",
+                                    (double)took / 1000.0, releasing);
+                else if (status == UMS_EXIT_NOTHING)
                         log_info("Nothing to save%s.", releasing);
                 else
-                        log_error("Saving display state failed (status %d); the system sleeps anyway, and after wake "
-                                  "nothing will be restored. See 'umsrestored --status'.",
+                        log_error("Saving display state failed (exit status %d); the system sleeps anyway, and after "
+                                  "wake nothing will be restored. See 'umsrestored --status'.",
                                   status);
                 /* Always: never hold up sleep. */
                 manager_release_lock(m, "saved");
-                if (!m->sleeping) {
-                        /* false arrived while we were saving */
-                        manager_take_lock(m);
+                if (killed || status >= 128) {
+                        int r = manager_spawn_pass(m, ENGINE_ROLLBACK, PASS_ROLLBACK_DEADLINE_USEC);
+                        if (r < 0)
+                                log_error_errno(r, "Failed to start the rollback: %s; the console may stay on a spare "
+                                                   "VT (switch back with Alt+F1 or chvt).",
+                                                STRERROR(r));
+                        else
+                                break;
                 }
-        } else {
-                if (status == 0)
+                /* false arrived while we were saving */
+                manager_awake(m);
+                break;
+        }
+        case ENGINE_RESTORE:
+                if (status == UMS_EXIT_OK)
                         log_info("Restored display state in %.1f ms.", (double)took / 1000.0);
+                else if (status == UMS_EXIT_PARTIAL)
+                        log_warning("Restored the display state of some devices in %.1f ms; the others are named "
+                                    "above. See 'umsrestored --status'.",
+                                    (double)took / 1000.0);
                 else
-                        log_error("Restoring display state failed (status %d). Try 'umsrestored --restore-now' from a "
-                                  "shell, and see 'umsrestored --status'.",
-                                  status);
+                        log_error("Restoring display state failed (exit status %d%s). Try 'umsrestored "
+                                  "--restore-now' from a shell, and see 'umsrestored --status'.",
+                                  status, killed ? ", stopped at its deadline" : "");
                 m->saved_this_sleep = false;
-                manager_rescan(m);
-                manager_take_lock(m);
+                manager_awake(m);
+                break;
+        case ENGINE_ROLLBACK:
+                if (status != UMS_EXIT_OK && status != UMS_EXIT_NOTHING)
+                        log_error("Rolling back an unfinished save failed (exit status %d%s); the console may be on "
+                                  "a spare VT: switch back with Alt+F1 or chvt.",
+                                  status, killed ? ", stopped at its deadline" : "");
+                manager_awake(m);
+                break;
         }
         manager_update_status(m);
 }
@@ -362,8 +395,8 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
                 }
                 (void)sd_notify(false, "STATUS=saving display state before sleep");
                 r = manager_spawn_pass(m, ENGINE_SAVE,
-                                       m->config.config && m->config.config->save_deadline_usec > 0
-                                               ? m->config.config->save_deadline_usec
+                                       m->owned_config && m->owned_config->save_deadline_usec > 0
+                                               ? m->owned_config->save_deadline_usec
                                                : manager_save_deadline_usec(m->inhibit_delay_max_usec));
                 if (r < 0) {
                         log_error_errno(r, "Failed to start the save pass: %s; sleeping without it.", STRERROR(r));
@@ -387,6 +420,7 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
         }
         if (!m->saved_this_sleep) {
                 log_notice("No display state was saved for this sleep; not restoring.");
+                manager_rescan(m);
                 manager_take_lock(m);
                 manager_update_status(m);
                 return 0;
@@ -450,7 +484,7 @@ static void manager_reload_config(Manager *m)
         }
         config_free(m->owned_config);
         m->owned_config = c;
-        m->config.config = c;
+        m->config.survey.config = c;
         if (!m->log_level_fixed)
                 log_set_max_level(c->log_level);
 }
@@ -500,7 +534,7 @@ static void manager_watch_dri(Manager *m)
 {
         _cleanup_free_ char *dri = NULL;
 
-        if (sysfs_path(m->config.root, "/dev/dri", &dri) < 0)
+        if (sysfs_path(m->config.survey.root, "/dev/dri", &dri) < 0)
                 return;
         if (sd_event_add_inotify(m->event, &m->dri_watch, dri, IN_CREATE | IN_DELETE | IN_ONLYDIR,
                                  on_dri_event, m) < 0)
@@ -514,7 +548,7 @@ static void manager_start_watches(Manager *m)
         _cleanup_free_ char *dev = NULL;
 
         manager_watch_dri(m);
-        if (sysfs_path(m->config.root, "/dev", &dev) < 0)
+        if (sysfs_path(m->config.survey.root, "/dev", &dev) < 0)
                 return;
         if (sd_event_add_inotify(m->event, &m->dev_watch, dev, IN_CREATE | IN_ONLYDIR, on_dri_event, m) < 0)
                 log_debug("Not watching '%s' for DRM devices.", dev);
@@ -539,18 +573,29 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
-int manager_new(const EngineConfig *config, Manager **ret)
+int manager_new(const ManagerParams *p, Manager **ret)
 {
         _cleanup_(manager_freep) Manager *m = NULL;
         sigset_t mask;
         int r;
 
         m = calloc(1, sizeof(*m));
-        if (!m)
+        if (!m) {
+                config_free(p->config);
+                rundir_free(p->rundir);
+                safe_close(p->daemon_lock_fd);
                 return -ENOMEM;
+        }
         m->inhibit_fd = -EBADF;
-        m->config = *config;
-        m->engine_func = default_engine_func;
+        m->config = p->engine;
+        m->owned_config = p->config;
+        m->rundir = p->rundir;
+        m->daemon_lock_fd = p->daemon_lock_fd;
+        m->config.survey.config = m->owned_config;
+        m->config.rundir = m->rundir;
+        m->config_root = p->config_root;
+        m->config_path = p->config_path;
+        m->log_level_fixed = p->log_level_fixed;
         m->inhibit_delay_max_usec = DEFAULT_INHIBIT_DELAY_USEC;
 
         sigemptyset(&mask);
@@ -601,6 +646,8 @@ Manager *manager_free(Manager *m)
         m->delay_call_slot = sd_bus_slot_unref(m->delay_call_slot);
         m->inhibit_fd = safe_close(m->inhibit_fd);
         m->owned_config = config_free(m->owned_config);
+        m->rundir = rundir_free(m->rundir);
+        m->daemon_lock_fd = safe_close(m->daemon_lock_fd);
         m->bus = sd_bus_flush_close_unref(m->bus);
         m->event = sd_event_unref(m->event);
         free(m);
@@ -630,6 +677,10 @@ int manager_start(Manager *m)
         manager_rescan(m);
         manager_start_watches(m);
         manager_read_delay(m);
+        /* A daemon that died in a save may have left the console on a spare VT and files
+         * half written: the rollback pass puts back the one and removes the others. It runs
+         * before READY=1, so no sleep can meet it. */
+        (void)pass_run_bounded(&m->config, ENGINE_ROLLBACK, PASS_ROLLBACK_DEADLINE_USEC);
         if (m->want_lock)
                 manager_take_lock(m);
         else

@@ -7,13 +7,21 @@
 #include <systemd/sd-event.h>
 
 #include "engine.h"
+#include "rundir.h"
 
 typedef struct Manager Manager;
 
-/* Runs one engine pass; the daemon calls it in a child process so it can be bounded.
- * The default runs engine_run() on the manager's config. Tests of the manager may not
- * need to replace it; the simulated hardware switch wraps it. */
-typedef int (*ManagerEngineFunc)(const EngineConfig *c, EngineOp op, void *userdata);
+/* What the daemon is given by the action that starts it; manager_new() takes ownership of
+ * config, rundir and daemon_lock_fd. */
+typedef struct ManagerParams {
+        EngineConfig engine;     /* survey settings, backend; engine.rundir is set from rundir */
+        Config *config;          /* umsrestore.conf; replaced on SIGHUP */
+        RunDir *rundir;          /* /run/umsrestore */
+        int daemon_lock_fd;      /* "daemon.lock", held for the daemon's lifetime */
+        const char *config_root; /* for reloading: --root and --config */
+        const char *config_path;
+        bool log_level_fixed;    /* --log-level given: LogLevel= is ignored */
+} ManagerParams;
 
 struct Manager {
         sd_event *event;
@@ -24,29 +32,30 @@ struct Manager {
         unsigned inhibit_retries;
 
         int inhibit_fd; /* logind delay lock, -EBADF when not held */
+        int daemon_lock_fd;
         bool want_lock; /* there is something to manage */
         bool sleeping;  /* PrepareForSleep(true) seen, no false yet */
         bool saved_this_sleep;
         bool inhibit_denied;
 
         EngineConfig config;
-        Config *owned_config;    /* config.config points here; replaced on SIGHUP */
-        const char *config_root; /* for reloading: --root and --config */
+        Config *owned_config;    /* config.survey.config points here; replaced on SIGHUP */
+        RunDir *rundir;          /* config.rundir points here */
+        const char *config_root;
         const char *config_path;
-        bool log_level_fixed;    /* --log-level given: LogLevel= is ignored */
-        ManagerEngineFunc engine_func;
-        void *engine_userdata;
+        bool log_level_fixed;
 
         uint64_t inhibit_delay_max_usec; /* from logind, default 5 s */
         pid_t child;
         EngineOp child_op;
+        bool child_killed;       /* stopped at its deadline */
         uint64_t child_start_usec;
         unsigned n_managed;
         char managed_desc[256];
         unsigned cycles;
 };
 
-int manager_new(const EngineConfig *config, Manager **ret);
+int manager_new(const ManagerParams *p, Manager **ret);
 Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 

@@ -164,19 +164,10 @@ uint32_t state_crc32c(const void *data, size_t len)
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
-static StateWriteHook write_hook;
-static void *write_hook_userdata;
-
-void state_set_write_hook(StateWriteHook hook, void *userdata)
+static void call_write_hook(const StateWriteHook *hook, const char *point)
 {
-        write_hook = hook;
-        write_hook_userdata = userdata;
-}
-
-static void call_write_hook(const char *point)
-{
-        if (write_hook)
-                write_hook(point, write_hook_userdata);
+        if (hook && hook->func)
+                hook->func(point, hook->userdata);
 }
 
 /* A text field: printable ASCII, a NUL inside the field, only NULs after it. */
@@ -309,7 +300,7 @@ const char *state_error_to_string(int r)
         case EBADFD:
                 return "the state file is not a regular file";
         case EPERM:
-                return "unsafe ownership or mode (must be owned by root and not group/other writable)";
+                return "unsafe ownership or mode (a state file must be owned by root, mode 0600)";
         case EXDEV:
                 return "the state file belongs to another device";
         default:
@@ -608,27 +599,48 @@ int state_dump_header(const StateFile *s, bool json, Buffer *out)
 
 /* ---- files ------------------------------------------------------------------------- */
 
-int state_path(const char *dir, const char *slot, char **ret)
+int state_file_name(const char *slot, const char *suffix, char buf[static STATE_NAME_MAX])
 {
-        char *p;
+        int n;
 
-        if (!dir || !slot || !ret || !slot_is_file_name(slot))
+        if (!slot || !suffix || !slot_is_file_name(slot))
                 return -EINVAL;
-        if (asprintf(&p, "%s/%s.state", dir, slot) < 0)
-                return -ENOMEM;
-        *ret = p;
-        return 0;
+        n = snprintf(buf, STATE_NAME_MAX, "%s%s", slot, suffix);
+        return n < 0 || n >= STATE_NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* Opens and checks name relative to dir_fd (AT_FDCWD for a path), reads and parses it. */
-static int state_load_at(int dir_fd, const char *name, uid_t expected_uid, StateFile **ret)
+/* Reads fd to its end, at most max bytes (-EFBIG beyond). Reads until EOF rather than
+ * st_size bytes: the file may change after fstat(). */
+static int read_bounded(int fd, size_t max, Buffer *b)
 {
-        _cleanup_(buffer_done) Buffer b = { 0 };
+        for (;;) {
+                ssize_t n;
+                int r;
+
+                r = buffer_reserve(b, 65536);
+                if (r < 0)
+                        return r;
+                n = read(fd, b->data + b->size, b->allocated - b->size - 1);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        return 0;
+                b->size += (size_t)n;
+                if (b->size > max)
+                        return -EFBIG;
+        }
+}
+
+/* O_NONBLOCK so that opening a FIFO planted under our name does not hang; then only a
+ * regular file, of the right owner and mode when expected_uid is given, is read. */
+static int open_checked(int dir_fd, const char *name, uid_t expected_uid, size_t max, int *ret_fd)
+{
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        int r;
 
-        /* O_NONBLOCK so that opening a FIFO planted under our name does not hang. */
         fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
@@ -636,39 +648,52 @@ static int state_load_at(int dir_fd, const char *name, uid_t expected_uid, State
                 return negative_errno();
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
-        if (st.st_uid != expected_uid || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        /* It may hold the console's text: readable by its owner only. */
+        if (expected_uid != STATE_OWNER_ANY && (st.st_uid != expected_uid || (st.st_mode & 077)))
                 return -EPERM;
-        if (st.st_size > (off_t)STATE_FILE_MAX)
+        if (st.st_size > (off_t)max)
                 return -EFBIG;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
 
-        /* Read until EOF, not just st_size bytes: the file may have changed since fstat(). */
-        for (;;) {
-                ssize_t n;
+int state_load_at(int dir_fd, const char *name, uid_t expected_uid, StateFile **ret)
+{
+        _cleanup_(buffer_done) Buffer b = { 0 };
+        _cleanup_close_ int fd = -EBADF;
+        int r;
 
-                r = buffer_reserve(&b, 65536);
-                if (r < 0)
-                        return r;
-                n = read(fd, b.data + b.size, b.allocated - b.size - 1);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                b.size += (size_t)n;
-                if (b.size > STATE_FILE_MAX)
-                        return -EFBIG;
-        }
-
+        if (!name || !ret)
+                return -EINVAL;
+        r = open_checked(dir_fd, name, expected_uid, STATE_FILE_MAX, &fd);
+        if (r < 0)
+                return r;
+        r = read_bounded(fd, STATE_FILE_MAX, &b);
+        if (r < 0)
+                return r;
         return state_parse(b.data, b.size, ret);
 }
 
-int state_load_file(const char *path, uid_t expected_uid, StateFile **ret)
+int state_read_record(int dir_fd, const char *name, uid_t expected_uid, size_t max, char **ret)
 {
-        if (!path || !ret)
+        _cleanup_(buffer_done) Buffer b = { 0 };
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (!name || !ret)
                 return -EINVAL;
-        return state_load_at(AT_FDCWD, path, expected_uid, ret);
+        r = open_checked(dir_fd, name, expected_uid, max, &fd);
+        if (r < 0)
+                return r;
+        r = read_bounded(fd, max, &b);
+        if (r < 0)
+                return r;
+        r = buffer_reserve(&b, 1);
+        if (r < 0)
+                return r;
+        b.data[b.size] = '\0';
+        *ret = (char *)TAKE_PTR(b.data);
+        return 0;
 }
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -688,7 +713,8 @@ static int write_all(int fd, const uint8_t *p, size_t len)
         return 0;
 }
 
-/* "<prefix>.tmp-<16 hex digits>", created O_EXCL in dir_fd. */
+/* "<prefix>.tmp-<16 hex digits>", created O_EXCL in dir_fd (rundir_sweep_temp() knows the
+ * pattern). */
 static int create_temp_file(int dir_fd, const char *prefix, char name[static 64], int *ret_fd)
 {
         for (unsigned attempt = 0; attempt < 64; attempt++) {
@@ -710,7 +736,7 @@ static int create_temp_file(int dir_fd, const char *prefix, char name[static 64]
         return -EEXIST;
 }
 
-static int write_temp_file(int dir_fd, const char *prefix, const Buffer *b, char tmp[static 64])
+static int write_temp_file(int dir_fd, const char *prefix, const void *data, size_t len, char tmp[static 64])
 {
         _cleanup_close_ int fd = -EBADF;
         int r;
@@ -722,7 +748,7 @@ static int write_temp_file(int dir_fd, const char *prefix, const Buffer *b, char
         if (fchmod(fd, 0600) < 0)
                 r = negative_errno();
         if (r >= 0)
-                r = write_all(fd, b->data, b->size);
+                r = write_all(fd, data, len);
         if (r >= 0 && fsync(fd) < 0)
                 r = negative_errno();
         if (r >= 0 && close(TAKE_FD(fd)) < 0)
@@ -765,55 +791,107 @@ static int keep_previous(int dir_fd, const char *name, const char *prev)
         return r;
 }
 
-int state_write(const char *dir, const StateFile *s)
+/* Temp file, fsync, (keep the previous good copy as prev), rename over name, fsync the
+ * directory. Readers see the old file or the new one, never a part. */
+static int write_atomic(int dir_fd, const char *name, const char *prev, const void *data, size_t len,
+                        const StateWriteHook *hook)
 {
-        _cleanup_(buffer_done) Buffer b = { 0 };
-        _cleanup_close_ int dir_fd = -EBADF;
-        char name[64], prev[64], tmp[64];
-        bool created = false;
+        char tmp[64];
         int r;
 
-        if (!dir || !s || !slot_is_file_name(s->identity.slot))
-                return -EINVAL;
-
-        r = state_serialize(s, &b);
+        r = write_temp_file(dir_fd, name, data, len, tmp);
         if (r < 0)
                 return r;
+        call_write_hook(hook, "temp-synced");
 
-        if (mkdir(dir, 0700) >= 0)
-                created = true;
-        else if (errno != EEXIST)
-                return negative_errno();
-        dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dir_fd < 0)
-                return negative_errno();
-        /* A directory we created went through the umask; set its mode exactly. */
-        if (created && fchmod(dir_fd, 0700) < 0)
-                return negative_errno();
-
-        snprintf(name, sizeof(name), "%s.state", s->identity.slot);
-        snprintf(prev, sizeof(prev), "%s.state.prev", s->identity.slot);
-
-        r = write_temp_file(dir_fd, name, &b, tmp);
-        if (r < 0)
-                return r;
-        call_write_hook("temp-synced");
-
-        r = keep_previous(dir_fd, name, prev);
-        if (r < 0) {
-                (void)unlinkat(dir_fd, tmp, 0);
-                return r;
+        if (prev) {
+                r = keep_previous(dir_fd, name, prev);
+                if (r < 0) {
+                        (void)unlinkat(dir_fd, tmp, 0);
+                        return r;
+                }
+                call_write_hook(hook, "prev-kept");
         }
-        call_write_hook("prev-kept");
 
         if (renameat(dir_fd, tmp, dir_fd, name) < 0) {
                 r = negative_errno();
                 (void)unlinkat(dir_fd, tmp, 0);
                 return r;
         }
-        call_write_hook("renamed");
+        call_write_hook(hook, "renamed");
 
         if (fsync(dir_fd) < 0)
                 return negative_errno();
         return 0;
+}
+
+int state_write(int dir_fd, const StateFile *s, const StateWriteHook *hook)
+{
+        _cleanup_(buffer_done) Buffer b = { 0 };
+        char name[STATE_NAME_MAX], prev[STATE_NAME_MAX];
+        int r;
+
+        if (dir_fd < 0 || !s)
+                return -EINVAL;
+        r = state_file_name(s->identity.slot, STATE_SUFFIX, name);
+        if (r < 0)
+                return r;
+        r = state_file_name(s->identity.slot, STATE_SUFFIX ".prev", prev);
+        if (r < 0)
+                return r;
+        r = state_serialize(s, &b);
+        if (r < 0)
+                return r;
+        return write_atomic(dir_fd, name, prev, b.data, b.size, hook);
+}
+
+int state_write_undo(int dir_fd, const StateFile *s)
+{
+        _cleanup_(buffer_done) Buffer b = { 0 };
+        char name[STATE_NAME_MAX];
+        int r;
+
+        if (dir_fd < 0 || !s)
+                return -EINVAL;
+        r = state_file_name(s->identity.slot, STATE_UNDO_SUFFIX, name);
+        if (r < 0)
+                return r;
+        r = state_serialize(s, &b);
+        if (r < 0)
+                return r;
+        return write_atomic(dir_fd, name, NULL, b.data, b.size, NULL);
+}
+
+int state_write_record(int dir_fd, const char *name, const void *data, size_t len)
+{
+        if (dir_fd < 0 || !name || (!data && len > 0))
+                return -EINVAL;
+        return write_atomic(dir_fd, name, NULL, data, len, NULL);
+}
+
+int state_invalidate(int dir_fd, const char *slot)
+{
+        char name[STATE_NAME_MAX], prev[STATE_NAME_MAX];
+        int r;
+
+        r = state_file_name(slot, STATE_SUFFIX, name);
+        if (r < 0)
+                return r;
+        r = state_file_name(slot, STATE_SUFFIX ".prev", prev);
+        if (r < 0)
+                return r;
+        if (renameat(dir_fd, name, dir_fd, prev) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        if (fsync(dir_fd) < 0)
+                return negative_errno();
+        return 1;
+}
+
+int state_remove(int dir_fd, const char *name)
+{
+        if (unlinkat(dir_fd, name, 0) < 0)
+                return errno == ENOENT ? 0 : negative_errno();
+        if (fsync(dir_fd) < 0)
+                return negative_errno();
+        return 1;
 }

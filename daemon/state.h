@@ -60,21 +60,54 @@ int state_parse(const uint8_t *data, size_t len, StateFile **ret);
 /* -EXDEV if the file belongs to another device (slot or any ID differs). */
 int state_check_identity(const StateFile *s, const DisplayDevice *d);
 
-/* "<dir>/<slot>.state" */
-int state_path(const char *dir, const char *slot, char **ret);
+/* File names in the run directory: "<slot>.state" (the saved state), "<slot>.state.prev"
+ * (the one before), "<slot>.undo" (what a save in progress has changed, see the engine). */
+#define STATE_SUFFIX ".state"
+#define STATE_UNDO_SUFFIX ".undo"
+#define STATE_NAME_MAX 64
+int state_file_name(const char *slot, const char *suffix, char buf[static STATE_NAME_MAX]);
 
-/* Writes s for its device into dir atomically: temp file (0600), fsync, keep the old
+/* For state_load_at(): do not check the owner and mode (--dump of a copy). */
+#define STATE_OWNER_ANY ((uid_t)-1)
+
+/* Opens name relative to dir_fd (AT_FDCWD for a path) with O_NOFOLLOW|O_NONBLOCK, refuses
+ * a file that is not a regular file, not owned by expected_uid or readable or writable by
+ * group or others (unless expected_uid is STATE_OWNER_ANY), then parses it. -ENOENT if
+ * there is none; -ELOOP for a symlink; -EBADFD if not a regular file; -EPERM for unsafe
+ * ownership or mode; -EFBIG if larger than STATE_FILE_MAX; parse errors as state_parse(). */
+int state_load_at(int dir_fd, const char *name, uid_t expected_uid, StateFile **ret);
+
+/* Points of state_write() a test may stop at to simulate a power loss ("temp-synced": temp
+ * file written and fsync'ed, nothing renamed yet; "prev-kept": the old file is now also
+ * "<slot>.state.prev"; "renamed": the new file is in place, the directory not yet
+ * fsync'ed). Production passes NULL. */
+typedef struct StateWriteHook {
+        void (*func)(const char *point, void *userdata);
+        void *userdata;
+} StateWriteHook;
+
+/* Writes s as "<slot>.state" in dir_fd atomically: temp file (0600), fsync, keep the old
  * file as "<slot>.state.prev" (hard link, only if the old file is valid, so .prev is always
- * the previous good copy), rename, fsync the directory. Creates dir (0700) if needed.
- * "<slot>.state" never disappears once written: readers see the old or the new file. */
-int state_write(const char *dir, const StateFile *s);
+ * the previous good copy), rename, fsync the directory. "<slot>.state" never disappears
+ * once written: readers see the old or the new file. */
+int state_write(int dir_fd, const StateFile *s, const StateWriteHook *hook);
 
-/* Opens with O_NOFOLLOW|O_CLOEXEC, refuses a file that is not a regular file, not owned
- * by the expected uid (root unless tests override it), or group/other writable, then
- * parses it. -ENOENT if there is none; -ELOOP for a symlink; -EBADFD if not a regular
- * file; -EPERM for unsafe ownership or mode; -EFBIG if larger than STATE_FILE_MAX;
- * parse errors as state_parse(). */
-int state_load_file(const char *path, uid_t expected_uid, StateFile **ret);
+/* Writes s as "<slot>.undo" the same way (no .prev). */
+int state_write_undo(int dir_fd, const StateFile *s);
+
+/* Writes a small record file (the last results) the same way. */
+int state_write_record(int dir_fd, const char *name, const void *data, size_t len);
+
+/* Reads a record file written by state_write_record() (owner and mode checked as for
+ * state files unless STATE_OWNER_ANY), at most max bytes, as a NUL-terminated string. */
+int state_read_record(int dir_fd, const char *name, uid_t expected_uid, size_t max, char **ret);
+
+/* Makes "<slot>.state" no longer restorable: it becomes "<slot>.state.prev". Returns 1 if
+ * there was one, 0 if not. */
+int state_invalidate(int dir_fd, const char *slot);
+
+/* Removes name from dir_fd and syncs the directory: 1 if it was there, 0 if not. */
+int state_remove(int dir_fd, const char *name);
 
 /* Human-readable (or JSON) description of the header; sections are dumped by methods. */
 int state_dump_header(const StateFile *s, bool json, Buffer *out);
@@ -90,10 +123,3 @@ bool state_file_equal(const StateFile *a, const StateFile *b);
 /* CRC-32C (Castagnoli, reflected 0x82F63B78, init and final xor 0xFFFFFFFF), the file's
  * checksum. state_crc32c("123456789", 9) == 0xE3069283. */
 uint32_t state_crc32c(const void *data, size_t len);
-
-/* Test hook, NULL in production: state_write() calls it at named points of the write
- * ("temp-synced": temp file written and fsync'ed, nothing renamed yet; "prev-kept": the
- * old file is now also "<slot>.state.prev"; "renamed": the new file is in place, the
- * directory not yet fsync'ed). Tests _exit() from it to simulate a power loss there. */
-typedef void (*StateWriteHook)(const char *point, void *userdata);
-void state_set_write_hook(StateWriteHook hook, void *userdata);

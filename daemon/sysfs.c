@@ -11,12 +11,17 @@
 /* Longest first line we accept: sysfs attributes are at most one page. */
 #define SYSFS_LINE_MAX 4096
 
-static bool root_is_real(const char *root)
+bool root_is_real(const char *root)
 {
-        if (!root)
+        struct stat a, b;
+
+        if (!root || root[strspn(root, "/")] == '\0')
                 return true;
-        root += strspn(root, "/");
-        return *root == '\0';
+        /* "/.", "/usr/..", a symlink to "/": the same directory as "/" is the real root. A
+         * root that does not exist is not (its files are simply missing). */
+        if (stat(root, &a) < 0 || stat("/", &b) < 0)
+                return false;
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int sysfs_path(const char *root, const char *path, char **ret)

@@ -8,6 +8,11 @@
 /* All functions take a root prefix: NULL, "" or "/" mean the real root. path is
  * joined below root ("sys/bus/pci" and "/sys/bus/pci" are the same). */
 
+/* The one check whether a --root prefix is the real machine: NULL, "", any run of "/", or
+ * any path naming the same directory as "/". Everything that must never reach the real
+ * machine's state from a fake tree (the simulator, fake state directories) asks this. */
+bool root_is_real(const char *root);
+
 /* ROOT/PATH as a malloc'ed string. -EINVAL for an empty path, -ENOMEM. */
 int sysfs_path(const char *root, const char *path, char **ret);
 

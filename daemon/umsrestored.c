@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* umsrestored: --help, argv parsing into arg_ globals, and run() dispatching to one action.
- * Everything else lives in the libumsrestore static library. */
+/* umsrestored: --help, argv parsing into arg_ globals, and dispatching to one action. main()
+ * is elsewhere (main.c, and tests/sim/ for the simulator build) and picks the backend. */
 #include <getopt.h>
 
 #include "actions.h"
 #include "exit-codes.h"
 #include "log.h"
+#include "umsrestored.h"
 #include "version.h"
 
 typedef enum Action {
@@ -55,12 +56,12 @@ static void help(void)
                "     --no-console-switch Do not move to a spare VT around sleep (console method)\n"
                "     --log-level LEVEL   debug, info, notice, warning, err (default: info)\n"
                "     --root DIR          Read /sys and /proc below DIR and keep state in\n"
-               "                         DIR/run/umsrestore (inspection and tests; see\n"
-               "                         umsrestored(8) for the test-only simulator switch)\n"
+               "                         DIR/run/umsrestore (inspection and tests)\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error, 3 nothing to manage,\n"
                "4 no saved state, 5 state file refused, 6 busy, 7 not permitted,\n"
-               "8 configuration error, 9 verification failed. See umsrestored(8).\n",
+               "8 configuration error, 9 verification failed, 10 partly failed (some\n"
+               "devices done, others failed), 11 stopped at its deadline. See umsrestored(8).\n",
                program_invocation_short_name);
 }
 
@@ -186,7 +187,7 @@ static int parse_argv(int argc, char *argv[])
         return 0;
 }
 
-static int run(int argc, char *argv[])
+int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
 {
         ActionArgs a;
         int r;
@@ -203,6 +204,7 @@ static int run(int argc, char *argv[])
                 .json = arg_json,
                 .no_console_switch = arg_no_console_switch,
                 .log_level_set = arg_log_level_set,
+                .hw = backend,
         };
 
         switch (arg_action) {
@@ -226,9 +228,4 @@ static int run(int argc, char *argv[])
         default:
                 return action_daemon(&a);
         }
-}
-
-int main(int argc, char *argv[])
-{
-        return run(argc, argv);
 }

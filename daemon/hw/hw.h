@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The hardware access interface: the only way any umsrestore code reaches a device, the
- * virtual terminals or the backlights. Backends: libpciaccess (hw-pciaccess.c) and the
- * simulated VGA (hw-sim.c) for tests; hw-system.c serves VTs and backlights for a backend
- * that leaves those ops NULL. */
+ * virtual terminals or the backlights. Backends: libpciaccess (hw-pciaccess.c) and, in
+ * test binaries only, the simulated VGA (tests/sim/); hw-system.c serves VTs and
+ * backlights for a backend that leaves those ops NULL. */
 #pragma once
 
 #include "devices.h"
@@ -132,3 +132,24 @@ int hw_backlight_write(Hw *hw, const char *name, uint32_t brightness);
 /* Opens a Hw for a device; the engine takes one of these so tests can substitute the
  * simulated backend or one that fails on any access. */
 typedef int (*HwOpenFunc)(const DisplayDevice *d, void *userdata, Hw **ret);
+
+/* A hardware backend: how managed devices are reached. main() chooses it; the installed
+ * daemon links only the libpciaccess one, test binaries link the simulator. */
+typedef struct HwBackend {
+        const char *name;
+        HwOpenFunc open;
+        /* Optional: called by every pass under the run lock, before the first device is
+         * opened (what: "save", "restore" or "rollback") and after the last access; the
+         * simulator loads and stores its image there. */
+        int (*pass_begin)(void *userdata, const char *what);
+        int (*pass_end)(void *userdata);
+        bool test_only; /* refuses the real root: a simulated device never meets real state */
+        void *userdata;
+} HwBackend;
+
+/* libpciaccess: the real machine. */
+extern const HwBackend hw_backend_pciaccess;
+
+/* Real enumeration through libpciaccess (root is ignored: libpciaccess reads /sys), on the
+ * same libpciaccess state as the open handles. */
+int pci_source_pciaccess(const char *root, PciIdentity **ret);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The "console" method: the VT switch around sleep. Save moves to a free spare VT and
- * waits for it; restore (which runs after every hardware method) moves back, bounded. */
+/* The "console" method: the VT switch around sleep. Save picks a free spare VT, commit moves
+ * there and waits for it; restore (after every hardware method) moves back, bounded. */
 #include "log.h"
 #include "methods/console.h"
 
@@ -75,9 +75,10 @@ static int console_probe(Hw *hw, const DisplayDevice *d)
         return r < 0 ? r : 1;
 }
 
+/* Picks the VTs: the active one and a free spare. The switch itself is console_commit(). */
 static int console_save(Hw *hw, const DisplayDevice *d, Buffer *out)
 {
-        unsigned original, spare, active;
+        unsigned original, spare;
         int r;
 
         if (!out)
@@ -85,11 +86,23 @@ static int console_save(Hw *hw, const DisplayDevice *d, Buffer *out)
         r = console_find_vts(hw, &original, &spare);
         if (r < 0)
                 return r;
-        /* Room for the payload first: once switched, nothing may fail on the way out. */
-        r = buffer_reserve(out, CONSOLE_PAYLOAD_SIZE);
+        r = buffer_append_u8(out, (uint8_t)original);
         if (r < 0)
                 return r;
+        return buffer_append_u8(out, (uint8_t)spare);
+}
 
+/* Moves to the spare VT for the sleep. */
+static int console_commit(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len)
+{
+        unsigned original, spare, active;
+        int r;
+
+        r = console_check(payload, len);
+        if (r < 0)
+                return r;
+        original = payload[CONSOLE_OFF_ORIGINAL];
+        spare = payload[CONSOLE_OFF_SPARE];
         r = hw_vt_switch(hw, spare, HW_VT_SWITCH_TIMEOUT_USEC);
         if (r < 0) {
                 /* Not there (in time): do not leave the machine on the spare VT should the
@@ -99,9 +112,6 @@ static int console_save(Hw *hw, const DisplayDevice *d, Buffer *out)
                 return r;
         }
         log_debug("%s: moved from VT %u to spare VT %u for the sleep.", d ? d->slot : "?", original, spare);
-
-        (void)buffer_append_u8(out, (uint8_t)original);
-        (void)buffer_append_u8(out, (uint8_t)spare);
         return 0;
 }
 
@@ -168,6 +178,7 @@ const MethodOps method_console = {
         .version = CONSOLE_METHOD_VERSION,
         .probe = console_probe,
         .save = console_save,
+        .commit = console_commit,
         .check = console_check,
         .restore = console_restore,
         .verify = console_verify,

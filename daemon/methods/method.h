@@ -13,8 +13,13 @@ typedef struct MethodOps {
 
         /* > 0 applies to this device, 0 does not, < 0 error. May read, never writes. */
         int (*probe)(Hw *hw, const DisplayDevice *d);
-        /* Appends the payload to out. */
+        /* Appends the payload to out. Changes nothing on the machine. */
         int (*save)(Hw *hw, const DisplayDevice *d, Buffer *out);
+        /* Optional: the change a save makes to the machine (the console's move to a spare
+         * VT), from the payload save() just produced. The engine first records that payload
+         * as the device's undo file, so a pass killed during or after the change can be
+         * rolled back with restore(). On failure it leaves nothing changed if it can. */
+        int (*commit)(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len);
         /* Validates a payload without any hardware access: exact length, sane values.
          * Called for every section before the first restore write. */
         int (*check)(const uint8_t *payload, size_t len);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* umsrestore-simctl: drives a simulated VGA image file from test scripts (init a mode,
  * wake it like S3, compare two images, check the display is live). Test use only. */
-#include "hw/hw-sim-file.h"
+#include "hw-sim-file.h"
 
 static int usage(void)
 {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "hw/hw-sim.h"
+#include "hw-sim.h"
 #include "methods/method.h"
 
 typedef struct Fixture {

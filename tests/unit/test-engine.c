@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* The engine's safety rules: a KMS-owned (or foreign) device never reaches any hardware
- * access, and a refused state file means the device is never even opened. */
+ * access, a refused state file means the device is never even opened, one failing device
+ * does not cost the others, and a killed save can be rolled back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "engine.h"
-#include "hw/hw-sim.h"
+#include "exit-codes.h"
+#include "pass.h"
+#include "hw-sim.h"
 
 static const char *data_dir;
 
 typedef struct Opener {
         unsigned opens;
         char opened_slots[8][SLOT_MAX];
-        HwSim *sim; /* created for the first managed device opened */
+        const char *fail_slot; /* opening this one fails with -ENODEV */
+        HwSim *sim;            /* created for the first managed device opened */
+        HwBackend backend;
+        RunDir *rundir;
 } Opener;
 
 /* An HwOpenFunc that fails the test outright for any device that is not managed, and
@@ -29,6 +36,8 @@ static int guarded_open(const DisplayDevice *d, void *userdata, Hw **ret)
         if (o->opens < 8)
                 snprintf(o->opened_slots[o->opens], SLOT_MAX, "%s", d->slot);
         o->opens++;
+        if (o->fail_slot && streq(o->fail_slot, d->slot))
+                return -ENODEV;
         if (!o->sim) {
                 assert_int_equal(hw_sim_new(d, &o->sim, NULL), 0);
                 hw_sim_load_mode3(o->sim);
@@ -44,16 +53,32 @@ static void setup_config(EngineConfig *c, const char *machine, char **ret_root, 
         assert_true(asprintf(&root, "%s/machines/%s", data_dir, machine) > 0);
         dir = strdup("/tmp/umsrestore-engine-XXXXXX");
         assert_non_null(mkdtemp(dir));
+        assert_int_equal(chmod(dir, 0700), 0);
         engine_config_default(c);
-        c->root = root;
-        c->pci_source = pci_source_sysfs;
-        c->classify_env = (ClassifyEnv){ .root = root, .euid = 0, .check_modesetting = NULL, .legacy_io = 1 };
-        c->hw_open = guarded_open;
-        c->hw_userdata = o;
-        c->state_dir = dir;
-        c->state_uid = geteuid();
+        c->survey.root = root;
+        c->survey.pci_source = pci_source_sysfs;
+        c->survey.classify_env = (ClassifyEnv){ .root = root, .euid = 0, .check_modesetting = NULL, .legacy_io = 1 };
+        o->backend = (HwBackend){ .name = "test", .open = guarded_open, .userdata = o };
+        c->hw = &o->backend;
+        assert_int_equal(rundir_open(dir, geteuid(), false, &o->rundir, NULL), 0);
+        c->rundir = o->rundir;
         *ret_root = root;
         *ret_dir = dir;
+}
+
+static void opener_done(Opener *o)
+{
+        o->sim = hw_sim_unref(o->sim);
+        o->rundir = rundir_free(o->rundir);
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+        char path[512];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return stat(path, &st) == 0;
 }
 
 static void cleanup_dir(const char *dir)
@@ -72,18 +97,18 @@ static void test_kms_only_machine_never_opens(void **s)
         (void)s;
 
         setup_config(&c, "stdvga-bochs-kms", &root, &dir, &o);
-        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENOENT);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
         assert_int_equal(res->n, 1);
         assert_int_equal(res->n_managed, 0);
         assert_false(res->devices[0].attempted);
+        assert_int_equal(pass_exit_code(ENGINE_SAVE, res), UMS_EXIT_NOTHING);
         engine_result_free(TAKE_PTR(res));
-        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), -ENOENT);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->n_managed, 0);
         assert_int_equal(o.opens, 0);
         /* and no state file for it */
-        char path[512];
-        struct stat st;
-        snprintf(path, sizeof(path), "%s/0000:00:02.0.state", dir);
-        assert_int_equal(stat(path, &st), -1);
+        assert_false(file_exists(dir, "0000:00:02.0.state"));
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -104,11 +129,12 @@ static void test_mixed_machine_touches_only_the_managed_device(void **s)
 
         hw_sim_wake(o.sim);
         assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->n_failed, 0);
         assert_int_equal(o.opens, 2);
         assert_string_equal(o.opened_slots[1], "0000:01:00.0");
         assert_true(hw_sim_display_live(o.sim));
         assert_int_equal(res->devices[1].mismatches, 0);
-        hw_sim_unref(o.sim);
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -121,13 +147,16 @@ static void test_only_device_kms_is_not_touched(void **s)
         (void)s;
 
         setup_config(&c, "two-gpus", &root, &dir, &o);
-        c.only_device = "0000:00:02.0";
-        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENOENT);
+        c.survey.only_device = "0000:00:02.0";
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->n_managed, 0);
         assert_int_equal(o.opens, 0);
         engine_result_free(TAKE_PTR(res));
-        c.only_device = "0000:05:00.0";
+        c.survey.only_device = "0000:05:00.0";
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENODEV);
+        assert_null(res);
         assert_int_equal(o.opens, 0);
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -158,12 +187,13 @@ static void test_refused_state_never_opens(void **s)
 
         hw_sim_wake(o.sim);
         hw_sim_log_clear(o.sim);
-        assert_true(engine_run(&c, ENGINE_RESTORE, &res) < 0);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
         assert_true(res->devices[0].refused);
+        assert_int_equal(pass_exit_code(ENGINE_RESTORE, res), UMS_EXIT_BAD_STATE);
         assert_int_equal(o.opens, 1); /* not opened again */
         assert_int_equal(hw_sim_access_count(o.sim), 0);
         assert_false(hw_sim_display_live(o.sim));
-        hw_sim_unref(o.sim);
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -179,8 +209,10 @@ static void test_foreign_and_unusable_never_open(void **s)
                 EngineConfig c;
 
                 setup_config(&c, machines[i], &root, &dir, &o);
-                assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), -ENOENT);
+                assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+                assert_int_equal(res->n_managed, 0);
                 assert_int_equal(o.opens, 0);
+                opener_done(&o);
                 cleanup_dir(dir);
         }
 }
@@ -189,26 +221,162 @@ static void test_foreign_and_unusable_never_open(void **s)
 static void test_failed_save_rolls_back(void **s)
 {
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
-        _cleanup_free_ char *root = NULL, *dir = NULL, *blocker = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
         Opener o = { 0 };
         EngineConfig c;
         (void)s;
 
         setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
-        /* the state directory is a regular file: writing the state must fail */
-        assert_true(asprintf(&blocker, "%s/not-a-dir", dir) > 0);
-        FILE *f = fopen(blocker, "we");
-        assert_non_null(f);
-        fclose(f);
-        c.state_dir = blocker;
+        {
+                _cleanup_(survey_freep) Survey *sv = NULL;
+                assert_int_equal(survey_run(&c.survey, &sv), 0);
+                assert_int_equal(hw_sim_new(&sv->devices[0].device, &o.sim, NULL), 0);
+                hw_sim_load_mode3(o.sim);
+                hw_sim_fill_planes(o.sim, 4);
+        }
+        /* the planes cannot be read: the vga save fails after the console switch */
+        hw_sim_fail_type(o.sim, HW_SIM_MEM_READ, true);
 
-        assert_true(engine_run(&c, ENGINE_SAVE, &res) < 0);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
         assert_true(res->devices[0].attempted);
         assert_true(res->devices[0].r < 0);
         assert_non_null(strstr(res->devices[0].methods, "console"));
+        assert_non_null(strstr(res->devices[0].message, "vga"));
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_ACTIVATE), 2); /* there and back */
         assert_int_equal(hw_sim_vt_active(o.sim), 1);
         assert_true(hw_sim_display_live(o.sim));
-        hw_sim_unref(o.sim);
+        assert_false(file_exists(dir, "0000:00:02.0.undo"));
+        assert_false(file_exists(dir, "0000:00:02.0.state"));
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
+/* Two managed devices, the second cannot be opened: the first is saved and, after wake,
+ * restored; the second is named with its reason; the pass says "partly failed". */
+static void test_one_failing_device_does_not_cost_the_other(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { .fail_slot = "0000:01:00.0" };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "two-gpus-none-kms", &root, &dir, &o);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->n_managed, 2);
+        assert_int_equal(res->n_done, 1);
+        assert_int_equal(res->n_failed, 1);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_int_equal(res->devices[1].r, -ENODEV);
+        assert_non_null(strstr(res->devices[1].message, "cannot open the device"));
+        assert_int_equal(pass_exit_code(ENGINE_SAVE, res), UMS_EXIT_PARTIAL);
+        assert_true(file_exists(dir, "0000:00:02.0.state"));
+        assert_false(file_exists(dir, "0000:01:00.0.state"));
+        assert_int_not_equal(hw_sim_vt_active(o.sim), 1); /* on the spare VT for the sleep */
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake(o.sim);
+        assert_false(hw_sim_display_live(o.sim));
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->n_done, 1);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_true(res->devices[1].no_state);
+        assert_int_equal(pass_exit_code(ENGINE_RESTORE, res), UMS_EXIT_PARTIAL);
+        assert_true(hw_sim_display_live(o.sim));
+        assert_int_equal(hw_sim_vt_active(o.sim), 1);
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
+/* A save that fails leaves no older state that a restore could write back as this
+ * sleep's: the previous file becomes .prev, and the restore writes nothing. */
+static void test_failed_save_retires_the_old_state(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->n_done, 1);
+        assert_true(file_exists(dir, "0000:00:02.0.state"));
+        engine_result_free(TAKE_PTR(res));
+
+        o.fail_slot = "0000:00:02.0";
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->n_failed, 1);
+        assert_false(file_exists(dir, "0000:00:02.0.state"));
+        assert_true(file_exists(dir, "0000:00:02.0.state.prev"));
+        engine_result_free(TAKE_PTR(res));
+
+        o.fail_slot = NULL;
+        hw_sim_wake(o.sim);
+        hw_sim_log_clear(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_true(res->devices[0].no_state);
+        assert_int_equal(pass_exit_code(ENGINE_RESTORE, res), UMS_EXIT_NO_STATE);
+        assert_int_equal(hw_sim_access_count(o.sim), 0);
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
+/* A save killed after the console switch (here: its process dies in the switch) leaves an
+ * undo file; the rollback pass puts the VT back and removes it. */
+static void die_after_switch(HwSim *sim, void *userdata)
+{
+        (void)sim;
+        (void)userdata;
+        _exit(42);
+}
+
+static void test_rollback_after_killed_save(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        int status;
+        pid_t pid;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        /* the simulator first, so the child and the parent start from the same device */
+        {
+                _cleanup_(survey_freep) Survey *sv = NULL;
+                assert_int_equal(survey_run(&c.survey, &sv), 0);
+                assert_int_equal(hw_sim_new(&sv->devices[0].device, &o.sim, NULL), 0);
+                hw_sim_load_mode3(o.sim);
+                hw_sim_fill_planes(o.sim, 3);
+        }
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                hw_sim_set_vt_hook(o.sim, die_after_switch, NULL);
+                (void)engine_run(&c, ENGINE_SAVE, &res);
+                _exit(0);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(WEXITSTATUS(status), 42);
+        assert_true(file_exists(dir, "0000:00:02.0.undo"));
+        assert_false(file_exists(dir, "0000:00:02.0.state"));
+
+        /* the child's switch happened on the real machine: play it on the parent's copy */
+        hw_sim_system_state(o.sim)->vt_active = 2;
+        assert_int_equal(engine_run(&c, ENGINE_ROLLBACK, &res), 0);
+        assert_int_equal(res->n_done, 1);
+        assert_non_null(strstr(res->devices[0].methods, "console"));
+        assert_int_equal(hw_sim_vt_active(o.sim), 1);
+        assert_false(file_exists(dir, "0000:00:02.0.undo"));
+        engine_result_free(TAKE_PTR(res));
+
+        /* nothing left to roll back: a second pass touches nothing */
+        hw_sim_log_clear(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_ROLLBACK, &res), 0);
+        assert_int_equal(res->n_done + res->n_failed, 0);
+        assert_int_equal(hw_sim_access_count(o.sim), 0);
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -225,12 +393,9 @@ static void test_backlight_failure_after_console(void **s)
         setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
         /* create the simulator before the first pass, with a backlight */
         {
-                DisplayDevice d = { 0 };
-                _cleanup_(device_list_freep) DeviceList *l = NULL;
-                assert_int_equal(devices_discover(c.root, c.pci_source, &l), 1);
-                classify_devices(&c.classify_env, l);
-                d = l->devices[0];
-                assert_int_equal(hw_sim_new(&d, &o.sim, NULL), 0);
+                _cleanup_(survey_freep) Survey *sv = NULL;
+                assert_int_equal(survey_run(&c.survey, &sv), 0);
+                assert_int_equal(hw_sim_new(&sv->devices[0].device, &o.sim, NULL), 0);
                 hw_sim_load_mode3(o.sim);
                 hw_sim_fill_planes(o.sim, 9);
                 assert_int_equal(hw_sim_add_backlight(o.sim, "acpi_video0", 3, 10), 0);
@@ -244,12 +409,13 @@ static void test_backlight_failure_after_console(void **s)
         hw_sim_wake(o.sim);
         assert_int_not_equal(hw_sim_vt_active(o.sim), 1);
         hw_sim_fail_type(o.sim, HW_SIM_BACKLIGHT_WRITE, true);
-        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), -EIO);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->devices[0].r, -EIO);
         assert_non_null(strstr(res->devices[0].message, "backlight"));
         /* console ran after the failed backlight: back on VT 1, display live */
         assert_int_equal(hw_sim_vt_active(o.sim), 1);
         assert_true(hw_sim_display_live(o.sim));
-        hw_sim_unref(o.sim);
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -274,7 +440,8 @@ static void test_no_console_switch_over_failed_hardware(void **s)
         assert_int_not_equal(spare, 1);
         hw_sim_log_clear(o.sim);
         hw_sim_fail_type(o.sim, HW_SIM_MEM_WRITE, true); /* the planes cannot be written */
-        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), -EIO);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->devices[0].r, -EIO);
         assert_non_null(strstr(res->devices[0].message, "vga"));
         assert_int_equal(hw_sim_vt_active(o.sim), spare);
         assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_ACTIVATE), 0);
@@ -283,9 +450,10 @@ static void test_no_console_switch_over_failed_hardware(void **s)
         hw_sim_fail_type(o.sim, HW_SIM_MEM_WRITE, false);
         engine_result_free(TAKE_PTR(res));
         assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->devices[0].r, 0);
         assert_int_equal(hw_sim_vt_active(o.sim), 1);
         assert_true(hw_sim_display_live(o.sim));
-        hw_sim_unref(o.sim);
+        opener_done(&o);
         cleanup_dir(dir);
 }
 
@@ -298,6 +466,9 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_refused_state_never_opens),
                 cmocka_unit_test(test_foreign_and_unusable_never_open),
                 cmocka_unit_test(test_failed_save_rolls_back),
+                cmocka_unit_test(test_one_failing_device_does_not_cost_the_other),
+                cmocka_unit_test(test_failed_save_retires_the_old_state),
+                cmocka_unit_test(test_rollback_after_killed_save),
                 cmocka_unit_test(test_backlight_failure_after_console),
                 cmocka_unit_test(test_no_console_switch_over_failed_hardware),
         };

@@ -5,17 +5,32 @@
 #include <sys/stat.h>
 
 #include "engine.h"
-#include "hw/hw-sim-file.h"
+#include "hw-sim-file.h"
 #include "sim-fixture.h"
 #include "methods/console.h"
 #include "methods/vga.h"
 
 static const char *data_dir;
 
+/* save() then commit() as the engine runs them; on failure nothing is kept in out, as the
+ * engine then drops the section. */
+static int save_and_commit(Fixture *f, Buffer *out)
+{
+        size_t start = out->size;
+        int r;
+
+        r = method_console.save(f->hw, f->hw->device, out);
+        if (r >= 0)
+                r = method_console.commit(f->hw, f->hw->device, out->data + start, out->size - start);
+        if (r < 0)
+                out->size = start;
+        return r;
+}
+
 static void save(Fixture *f)
 {
         buffer_done(&f->payload);
-        assert_int_equal(method_console.save(f->hw, f->hw->device, &f->payload), 0);
+        assert_int_equal(save_and_commit(f, &f->payload), 0);
         assert_int_equal(method_console.check(f->payload.data, f->payload.size), 0);
 }
 
@@ -164,7 +179,7 @@ static void test_switch_timeout_is_bounded(void **state)
         /* The active VT's owner never lets go: save gives up after the bound, appends
          * nothing and leaves the machine where it was. */
         hw_sim_set_vt_switch_polls(f->sim, HW_SIM_VT_SWITCH_NEVER);
-        assert_int_equal(method_console.save(f->hw, f->hw->device, &out), -ETIMEDOUT);
+        assert_int_equal(save_and_commit(f, &out), -ETIMEDOUT);
         assert_int_equal(out.size, 0);
         assert_int_equal(hw_sim_vt_active(f->sim), 1);
         assert_true(hw_sim_delay_total_us(f->sim) >= HW_VT_SWITCH_TIMEOUT_USEC);
@@ -195,7 +210,7 @@ static void test_late_switch_is_undone(void **state)
 
         hw_sim_set_vt_switch_polls(f->sim, polls);
         hw_sim_log_clear(f->sim);
-        assert_int_equal(method_console.save(f->hw, f->hw->device, &out), -ETIMEDOUT);
+        assert_int_equal(save_and_commit(f, &out), -ETIMEDOUT);
         assert_int_equal(out.size, 0);
         assert_int_equal(hw_sim_vt_active(f->sim), 1);
         assert_int_equal(count_activates(f->sim, 2), 1);
@@ -213,7 +228,7 @@ static void test_no_vts(void **state)
         hw_sim_system_state(f->sim)->vt_present = 0;
         assert_int_equal(hw_vt_get_active(f->hw, &vt), -ENOENT);
         assert_int_equal(hw_vt_find_free(f->hw, &vt), -ENOENT);
-        assert_int_equal(method_console.save(f->hw, f->hw->device, &out), -ENOENT);
+        assert_int_equal(save_and_commit(f, &out), -ENOENT);
         assert_int_equal(out.size, 0);
         assert_int_equal(method_console.restore(f->hw, f->hw->device, p, sizeof(p)), -ENOENT);
         buffer_done(&out);
@@ -233,6 +248,9 @@ static void run_table(Fixture *f, bool restore, Buffer payloads[])
                         if (p == 0)
                                 continue;
                         assert_int_equal(m->save(f->hw, f->hw->device, &payloads[i]), 0);
+                        if (m->commit)
+                                assert_int_equal(m->commit(f->hw, f->hw->device, payloads[i].data, payloads[i].size),
+                                                 0);
                 } else if (payloads[i].size > 0)
                         assert_int_equal(
                                 m->restore(f->hw, f->hw->device, payloads[i].data, payloads[i].size), 0);
@@ -457,42 +475,47 @@ static int sim_open(const DisplayDevice *d, void *userdata, Hw **ret)
         return hw_sim_open_func(d, userdata, ret);
 }
 
-static void engine_setup(EngineConfig *c, HwSim *sim, char **ret_root, char **ret_dir)
-{
-        char *root = NULL, *dir = NULL;
+typedef struct EngineSetup {
+        HwBackend backend;
+        RunDir *rundir;
+        char *root, *dir;
+} EngineSetup;
 
-        assert_true(asprintf(&root, "%s/machines/stdvga-vgacon", data_dir) > 0);
-        dir = strdup("/tmp/umsrestore-console-XXXXXX");
-        assert_non_null(dir);
-        assert_non_null(mkdtemp(dir));
+static void engine_setup(EngineConfig *c, HwSim *sim, EngineSetup *e)
+{
+        assert_true(asprintf(&e->root, "%s/machines/stdvga-vgacon", data_dir) > 0);
+        e->dir = strdup("/tmp/umsrestore-console-XXXXXX");
+        assert_non_null(e->dir);
+        assert_non_null(mkdtemp(e->dir));
         engine_config_default(c);
-        c->root = root;
-        c->pci_source = pci_source_sysfs;
-        c->classify_env =
-                (ClassifyEnv){ .root = root, .euid = 0, .check_modesetting = NULL, .legacy_io = 1 };
-        c->hw_open = sim_open;
-        c->hw_userdata = sim;
-        c->state_dir = dir;
-        c->state_uid = geteuid();
-        *ret_root = root;
-        *ret_dir = dir;
+        c->survey.root = e->root;
+        c->survey.pci_source = pci_source_sysfs;
+        c->survey.classify_env =
+                (ClassifyEnv){ .root = e->root, .euid = 0, .check_modesetting = NULL, .legacy_io = 1 };
+        e->backend = (HwBackend){ .name = "sim", .open = sim_open, .userdata = sim };
+        c->hw = &e->backend;
+        assert_int_equal(rundir_open(e->dir, geteuid(), false, &e->rundir, NULL), 0);
+        c->rundir = e->rundir;
 }
 
-static void engine_cleanup(const char *dir)
+static void engine_cleanup(EngineSetup *e)
 {
         char cmd[256];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
         assert_int_equal(system(cmd), 0);
+        e->rundir = rundir_free(e->rundir);
+        e->root = mfree(e->root);
+        e->dir = mfree(e->dir);
 }
 
 static void test_engine_roundtrip(void **state)
 {
         Fixture *f = *state;
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
-        _cleanup_free_ char *root = NULL, *dir = NULL;
+        EngineSetup e = { 0 };
         EngineConfig c;
 
-        engine_setup(&c, f->sim, &root, &dir);
+        engine_setup(&c, f->sim, &e);
         hw_sim_load_mode3(f->sim);
         hw_sim_fill_planes(f->sim, 21);
         assert_int_equal(hw_sim_add_backlight(f->sim, "intel_backlight", 3000, 7500), 0);
@@ -517,13 +540,13 @@ static void test_engine_roundtrip(void **state)
         engine_result_free(TAKE_PTR(res));
 
         /* The config switch leaves the console out: no VT switch at all. */
-        c.console_switch = false;
+        c.survey.console_switch = false;
         hw_sim_log_clear(f->sim);
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
         assert_string_equal(res->devices[0].methods, "backlight, dpms, vga, pci-config");
         assert_int_equal(hw_sim_count_type(f->sim, HW_SIM_VT_ACTIVATE), 0);
         assert_int_equal(hw_sim_vt_active(f->sim), 1);
-        engine_cleanup(dir);
+        engine_cleanup(&e);
 }
 
 int main(int argc, char *argv[])

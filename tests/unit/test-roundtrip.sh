@@ -32,7 +32,7 @@ U() { "$BIN" --root "$T/m" "$@"; }
 cp "$T/sim" "$T/before"
 
 code 4 "restore with no saved state says so" U --restore-now
-grep -q "no saved state" "$T/out" && ok "message names the missing state" || bad "no 'no saved state' message"
+grep -q "no state was saved" "$T/out" && ok "message names the missing state" || bad "no 'no state was saved' message"
 
 code 0 "save-now" U --save-now
 [ -f "$STATE" ] && ok "state file written" || bad "no state file at $STATE"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "rundir.h"
 #include "state.h"
 
 #define HEADER_SIZE 152u
@@ -176,6 +177,25 @@ static char *list_dir(const char *dir)
         ret = strdup(buffer_str(&b));
         buffer_done(&b);
         return ret;
+}
+
+/* The file API takes the run directory's fd; these keep the tests in paths. */
+static int state_load_file(const char *path, uid_t uid, StateFile **ret)
+{
+        return state_load_at(AT_FDCWD, path, uid, ret);
+}
+
+static int write_in(const char *dir, const StateFile *s, const StateWriteHook *hook)
+{
+        RunDir *rd = NULL;
+        int r;
+
+        r = rundir_open(dir, geteuid(), true, &rd, NULL);
+        if (r < 0)
+                return r;
+        r = state_write(rd->fd, s, hook);
+        rundir_free(rd);
+        return r;
 }
 
 static void assert_loads_equal(const char *path, const StateFile *expected)
@@ -576,19 +596,18 @@ static void test_identity(void **state)
         assert_int_equal(state_check_identity(&s, &o), 0);
 }
 
-static void test_state_path(void **state)
+static void test_state_file_name(void **state)
 {
-        char *p = NULL;
+        char name[STATE_NAME_MAX];
         (void)state;
 
-        assert_int_equal(state_path("/run/umsrestore", "0000:00:02.0", &p), 0);
-        assert_string_equal(p, "/run/umsrestore/0000:00:02.0.state");
-        free(p);
-        p = NULL;
-        assert_int_equal(state_path("/run/umsrestore", "../etc", &p), -EINVAL);
-        assert_int_equal(state_path("/run/umsrestore", "..", &p), -EINVAL);
-        assert_int_equal(state_path("/run/umsrestore", "", &p), -EINVAL);
-        assert_null(p);
+        assert_int_equal(state_file_name("0000:00:02.0", STATE_SUFFIX, name), 0);
+        assert_string_equal(name, "0000:00:02.0.state");
+        assert_int_equal(state_file_name("0000:00:02.0", STATE_UNDO_SUFFIX, name), 0);
+        assert_string_equal(name, "0000:00:02.0.undo");
+        assert_int_equal(state_file_name("../etc", STATE_SUFFIX, name), -EINVAL);
+        assert_int_equal(state_file_name("..", STATE_SUFFIX, name), -EINVAL);
+        assert_int_equal(state_file_name("", STATE_SUFFIX, name), -EINVAL);
 }
 
 static void test_dump_header(void **state)
@@ -642,7 +661,7 @@ static void test_write_and_load(void **state)
         StateFile v1, v2, v3, v4, *s = NULL;
         char *top = make_temp_dir();
         char *dir = join(top, "run"); /* does not exist yet: state_write creates it */
-        char *path = NULL, *prev, *names;
+        char *path = NULL, *prev, *names, name[STATE_NAME_MAX];
         struct stat st;
         mode_t old_umask;
         uint8_t junk;
@@ -653,14 +672,15 @@ static void test_write_and_load(void **state)
         make_state(&v2, &p2, 1, 2, 2);
         make_state(&v3, &p3, 1, 3, 0);
         make_state(&v4, &p4, 1, 4, 5);
-        assert_int_equal(state_path(dir, "0000:00:02.0", &path), 0);
+        assert_int_equal(state_file_name("0000:00:02.0", STATE_SUFFIX, name), 0);
+        path = join(dir, name);
         assert_true(asprintf(&prev, "%s.prev", path) > 0);
 
         assert_int_equal(state_load_file(path, geteuid(), &s), -ENOENT);
 
         /* A restrictive umask must not change the modes: they are set explicitly. */
         old_umask = umask(0277);
-        assert_int_equal(state_write(dir, &v1), 0);
+        assert_int_equal(write_in(dir, &v1, NULL), 0);
         umask(old_umask);
         assert_int_equal(stat(dir, &st), 0);
         assert_int_equal(st.st_mode & 07777, 0700);
@@ -671,11 +691,11 @@ static void test_write_and_load(void **state)
         assert_loads_equal(path, &v1);
         assert_int_equal(state_load_file(prev, geteuid(), &s), -ENOENT);
 
-        assert_int_equal(state_write(dir, &v2), 0);
+        assert_int_equal(write_in(dir, &v2, NULL), 0);
         assert_loads_equal(path, &v2);
         assert_loads_equal(prev, &v1);
 
-        assert_int_equal(state_write(dir, &v3), 0);
+        assert_int_equal(write_in(dir, &v3, NULL), 0);
         assert_loads_equal(path, &v3);
         assert_loads_equal(prev, &v2);
 
@@ -691,15 +711,15 @@ static void test_write_and_load(void **state)
         assert_int_equal(pwrite(fd, &junk, 1, 100), 1);
         close(fd);
         assert_int_equal(state_load_file(path, geteuid(), &s), -EBADMSG);
-        assert_int_equal(state_write(dir, &v4), 0);
+        assert_int_equal(write_in(dir, &v4, NULL), 0);
         assert_loads_equal(path, &v4);
         assert_loads_equal(prev, &v2);
 
         /* A slot that is not a file name is refused before anything is written. */
         v4.identity.slot[0] = '\0';
-        assert_int_equal(state_write(dir, &v4), -EINVAL);
+        assert_int_equal(write_in(dir, &v4, NULL), -EINVAL);
         snprintf(v4.identity.slot, sizeof(v4.identity.slot), "../x");
-        assert_int_equal(state_write(dir, &v4), -EINVAL);
+        assert_int_equal(write_in(dir, &v4, NULL), -EINVAL);
         names = list_dir(dir);
         assert_string_equal(names, "0000:00:02.0.state 0000:00:02.0.state.prev");
         free(names);
@@ -735,9 +755,17 @@ static void test_load_refusals(void **state)
         assert_int_equal(state_load_file(good, geteuid(), &s), -EPERM);
         assert_int_equal(chmod(good, 0602), 0);
         assert_int_equal(state_load_file(good, geteuid(), &s), -EPERM);
-        /* Readable by others is not a refusal (writable is). */
-        assert_int_equal(chmod(good, 0644), 0);
+        /* Readable by group or others is a refusal too: it holds the console's text. */
+        assert_int_equal(chmod(good, 0604), 0);
+        assert_int_equal(state_load_file(good, geteuid(), &s), -EPERM);
+        assert_int_equal(chmod(good, 0640), 0);
+        assert_int_equal(state_load_file(good, geteuid(), &s), -EPERM);
+        assert_int_equal(chmod(good, 0400), 0);
         assert_int_equal(state_load_file(good, geteuid(), &s), 0);
+        s = state_file_free(s);
+        /* --dump of a copy: no owner or mode check, the same file checks otherwise. */
+        assert_int_equal(chmod(good, 0666), 0);
+        assert_int_equal(state_load_file(good, STATE_OWNER_ANY, &s), 0);
         s = state_file_free(s);
         assert_int_equal(chmod(good, 0600), 0);
 
@@ -823,15 +851,14 @@ static void test_power_loss_mid_write(void **state)
                 make_state(&v2, &p2, 3, 2, 3);
                 make_state(&v3, &p3, 3, 3, 4);
                 make_state(&v4, &p4, 3, 4, 1);
-                assert_int_equal(state_write(dir, &v1), 0);
-                assert_int_equal(state_write(dir, &v2), 0);
+                assert_int_equal(write_in(dir, &v1, NULL), 0);
+                assert_int_equal(write_in(dir, &v2, NULL), 0);
 
                 pid = fork();
                 assert_true(pid >= 0);
                 if (pid == 0) {
                         crash_point = cases[c].point;
-                        state_set_write_hook(crash_hook, NULL);
-                        (void)state_write(dir, &v3);
+                        (void)write_in(dir, &v3, &(StateWriteHook){ .func = crash_hook });
                         _exit(1); /* the hook did not fire */
                 }
                 assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -843,7 +870,7 @@ static void test_power_loss_mid_write(void **state)
                 assert_loads_equal(prev, cases[c].prev_rotated ? &v2 : &v1);
 
                 /* And the next write works and cleans nothing it should not. */
-                assert_int_equal(state_write(dir, &v4), 0);
+                assert_int_equal(write_in(dir, &v4, NULL), 0);
                 assert_loads_equal(path, &v4);
                 assert_loads_equal(prev, cases[c].new_in_place ? &v3 : &v2);
 
@@ -862,7 +889,7 @@ static int writer_child(const char *dir, unsigned w)
 
         for (unsigned gen = 1; gen <= WRITES_PER_WRITER; gen++) {
                 make_state(&s, &p, w, gen, 1 + gen % 4);
-                if (state_write(dir, &s) < 0)
+                if (write_in(dir, &s, NULL) < 0)
                         return 1;
         }
         return 0;
@@ -971,7 +998,7 @@ int main(void)
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_error_strings),
                 cmocka_unit_test(test_identity),
-                cmocka_unit_test(test_state_path),
+                cmocka_unit_test(test_state_file_name),
                 cmocka_unit_test(test_dump_header),
                 cmocka_unit_test(test_write_and_load),
                 cmocka_unit_test(test_load_refusals),

@@ -2,7 +2,7 @@
 /* The simulated hardware backend: a standard VGA (ports, planes, DAC, Bochs dispi), PCI
  * config space, an MMIO register file, fake VTs and backlights, a QEMU-like wake and the
  * access log tests read. */
-#include "hw/hw-sim.h"
+#include "hw-sim.h"
 
 #include <stdarg.h>
 
@@ -67,6 +67,8 @@ struct HwSim {
         uint32_t vt_switch_polls;   /* polls a switch takes */
         unsigned vt_pending;        /* VT asked for and not active yet, 0 = none */
         uint32_t vt_pending_polls;  /* polls left before it is */
+        HwSimVtHook vt_hook;        /* called once a switch took effect */
+        void *vt_hook_userdata;
         unsigned wake_vt;
         HwSimBacklightWake backlight_wake;
         uint32_t backlight_wake_value;
@@ -1008,7 +1010,15 @@ static void sim_vt_poll(HwSim *sim)
         if (sim->vt_pending_polls == 0) {
                 sim->sys.vt_active = (uint8_t)sim->vt_pending;
                 sim->vt_pending = 0;
+                if (sim->vt_hook)
+                        sim->vt_hook(sim, sim->vt_hook_userdata);
         }
+}
+
+void hw_sim_set_vt_hook(HwSim *sim, HwSimVtHook hook, void *userdata)
+{
+        sim->vt_hook = hook;
+        sim->vt_hook_userdata = userdata;
 }
 
 static int sim_vt_get_active(Hw *hw, unsigned *ret)

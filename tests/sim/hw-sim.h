@@ -249,6 +249,11 @@ int hw_sim_set_rom(HwSim *sim, const void *data, size_t len);
 HwSimSystemState *hw_sim_system_state(HwSim *sim);
 unsigned hw_sim_vt_active(const HwSim *sim);
 
+/* Called each time a VT switch takes effect (the simulator binary persists the switch at
+ * once there, like the real machine would, and can hang to play a stuck pass). */
+typedef void (*HwSimVtHook)(HwSim *sim, void *userdata);
+void hw_sim_set_vt_hook(HwSim *sim, HwSimVtHook hook, void *userdata);
+
 /* How many vt_get_active polls after a vt_activate a switch away from a VT held open takes
  * effect (default 0: at once), as its owner (X in VT_PROCESS mode) must let go first; a
  * switch away from a free VT is immediate. HW_SIM_VT_SWITCH_NEVER: the owner never lets go. */

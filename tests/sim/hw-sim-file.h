@@ -3,7 +3,7 @@
  * --save-now, --restore-now and a test) act on one simulated device. Test use only. */
 #pragma once
 
-#include "hw/hw-sim.h"
+#include "hw-sim.h"
 
 /* Creates a simulator for d and loads FILE into it if it exists (else the simulator
  * keeps its post-wake defaults). -EBADMSG for a file that is not a simulator image. */

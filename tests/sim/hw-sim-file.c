@@ -4,7 +4,7 @@
  * backlights); host byte order (the image never leaves the machine that made it). */
 #include <fcntl.h>
 
-#include "hw/hw-sim-file.h"
+#include "hw-sim-file.h"
 
 #define SIM_MAGIC "UMSSIM01"
 /* The trailer came later: readers that predate it read the fixed part and ignore the rest,

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* Owns a pass as a caller sees it: the run lock, the sweep of leftovers, the backend's
+ * begin/end, the engine run, one log line per device, and the exit code. */
+#include "child.h"
+#include "exit-codes.h"
+#include "log.h"
+#include "pass.h"
+
+int pass_exit_code(EngineOp op, const EngineResult *res)
+{
+        if (res->n_managed == 0)
+                /* nothing managed: not permitted if something would be managed but can't be */
+                return res->n_unusable > 0 ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_NOTHING;
+        if (res->n_failed == 0)
+                return UMS_EXIT_OK;
+        if (res->n_done > 0)
+                return UMS_EXIT_PARTIAL;
+        for (size_t i = 0; op == ENGINE_RESTORE && i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+                if (!d->attempted || d->r >= 0)
+                        continue;
+                if (d->no_state)
+                        return UMS_EXIT_NO_STATE;
+                if (d->refused)
+                        return UMS_EXIT_BAD_STATE;
+                if (d->mismatches > 0)
+                        return UMS_EXIT_VERIFY;
+                break;
+        }
+        return UMS_EXIT_FAILURE;
+}
+
+void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *res)
+{
+        const char *opname = engine_op_to_string(op);
+        char failed[256] = "";
+        size_t len = 0;
+
+        for (size_t i = 0; i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+
+                if (!d->attempted) {
+                        if (op != ENGINE_ROLLBACK && d->role != SURVEY_NOT_CHOSEN)
+                                log_info("%s: %s, not touched: %s.", d->slot, verdict_to_string(d->verdict),
+                                         d->reason);
+                        continue;
+                }
+                if (d->r < 0) {
+                        log_error("%s: %s failed: %s.", d->slot, opname, d->message);
+                        if (len < sizeof(failed))
+                                len += (size_t)snprintf(failed + len, sizeof(failed) - len, "%s%s", len ? ", " : "",
+                                                        d->slot);
+                } else
+                        log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
+        }
+        if (res->n_managed == 0 && op != ENGINE_ROLLBACK) {
+                if (res->n == 0)
+                        log_notice("No display device found: nothing to %s.", opname);
+                else
+                        log_notice("No device needs umsrestore (see above): nothing to %s.", opname);
+        }
+        if (res->n_failed > 0 && res->n_done > 0)
+                log_warning("The %s partly failed: %zu of %zu device%s done; failed: %s. See 'umsrestored "
+                            "--status'.",
+                            opname, res->n_done, res->n_done + res->n_failed,
+                            res->n_done + res->n_failed == 1 ? "" : "s", failed);
+        else if (res->n_failed > 0)
+                log_error("The %s failed for every device (%s). See 'umsrestored --status'%s.", opname, failed,
+                          op == ENGINE_RESTORE ? " and try 'umsrestored --restore-now' from a shell" : "");
+        (void)c;
+}
+
+int pass_run_locked(const EngineConfig *c, EngineOp op)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_close_ int lock_fd = -EBADF;
+        const char *opname = engine_op_to_string(op);
+        int r, n;
+
+        lock_fd = rundir_lock(c->rundir, PASS_LOCK_TIMEOUT_USEC);
+        if (lock_fd == -EBUSY) {
+                log_error("Another umsrestored is busy (lock '%s/lock' held for more than %u s); try again.",
+                          c->rundir->path, PASS_LOCK_TIMEOUT_USEC / 1000000u);
+                return UMS_EXIT_BUSY;
+        }
+        if (lock_fd < 0) {
+                log_error_errno(lock_fd, "Failed to take the lock in '%s': %s. Are you root?", c->rundir->path,
+                                STRERROR(lock_fd));
+                return lock_fd == -EACCES || lock_fd == -EPERM ? UMS_EXIT_NOT_PERMITTED : UMS_EXIT_FAILURE;
+        }
+        /* Under the lock no write is under way: what a crash or a killed pass left goes. */
+        n = rundir_sweep_temp(c->rundir);
+        if (n > 0)
+                log_info("Removed %d unfinished file%s from '%s'.", n, n == 1 ? "" : "s", c->rundir->path);
+
+        if (c->hw->pass_begin) {
+                r = c->hw->pass_begin(c->hw->userdata, opname);
+                if (r < 0) {
+                        log_error_errno(r, "The %s backend failed to start the %s: %s", c->hw->name, opname,
+                                        STRERROR(r));
+                        return UMS_EXIT_FAILURE;
+                }
+        }
+        r = engine_run(c, op, &res);
+        if (c->hw->pass_end) {
+                int q = c->hw->pass_end(c->hw->userdata);
+                if (q < 0 && r >= 0)
+                        r = q;
+        }
+        if (r == -ENODEV) {
+                log_error("No display device at '%s'. Run 'umsrestored --status' to list them.",
+                          c->survey.only_device);
+                return UMS_EXIT_FAILURE;
+        }
+        if (r < 0) {
+                log_error_errno(r, "Failed to %s: %s. Is /sys mounted?", opname, STRERROR(r));
+                return UMS_EXIT_FAILURE;
+        }
+        pass_log_results(c, op, res);
+        return pass_exit_code(op, res);
+}
+
+typedef struct PassJob {
+        const EngineConfig *config;
+        EngineOp op;
+} PassJob;
+
+static int pass_child(void *userdata)
+{
+        PassJob *j = userdata;
+        return pass_run_locked(j->config, j->op);
+}
+
+int pass_spawn(const EngineConfig *c, EngineOp op, pid_t *ret_pid)
+{
+        PassJob j = { .config = c, .op = op };
+
+        /* The child runs on a copy of j (fork), so a stack variable is fine. */
+        return child_spawn(pass_child, &j, c->rundir->fd, ret_pid);
+}
+
+int pass_run_bounded(const EngineConfig *c, EngineOp op, uint64_t deadline_usec)
+{
+        pid_t pid;
+        int r;
+
+        r = pass_spawn(c, op, &pid);
+        if (r < 0) {
+                log_error_errno(r, "Failed to start the %s: %s", engine_op_to_string(op), STRERROR(r));
+                return UMS_EXIT_FAILURE;
+        }
+        r = child_wait(pid, deadline_usec);
+        if (r >= 0 && r < 128)
+                return r;
+        if (r >= 128)
+                log_error("The %s pass died (%s).", engine_op_to_string(op), strsignal(r - 128));
+        else if (r == -ETIMEDOUT)
+                log_error("The %s did not finish within %.1f s and was stopped; nothing of it is trusted. Raise "
+                          "ManualDeadlineSec= in umsrestore.conf(5) if the device is slow, and see 'umsrestored "
+                          "--status'.",
+                          engine_op_to_string(op), (double)deadline_usec / 1e6);
+        else
+                log_error_errno(r, "Failed to wait for the %s: %s", engine_op_to_string(op), STRERROR(r));
+        if (op == ENGINE_SAVE) {
+                int q;
+
+                /* The save may have moved the console to a spare VT before it was stopped. */
+                q = child_run_bounded(pass_child, &(PassJob){ .config = c, .op = ENGINE_ROLLBACK }, c->rundir->fd,
+                                      PASS_ROLLBACK_DEADLINE_USEC);
+                if (q != UMS_EXIT_OK && q != UMS_EXIT_NOTHING)
+                        log_error("Rolling back the stopped save failed too (%d); the console may still be on a "
+                                  "spare VT: switch back with Alt+F1 or chvt.",
+                                  q);
+        }
+        return r == -ETIMEDOUT ? UMS_EXIT_TIMEOUT : UMS_EXIT_FAILURE;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* What --status prints: the survey with each device's last results, as text for a person
+ * or as JSON (documented in umsrestored(8)). Pure formatting, no I/O. */
+#pragma once
+
+#include "buffer.h"
+#include "engine.h"
+
+typedef struct StatusDevice {
+        const SurveyDevice *device;
+        bool has_last_save, has_last_restore;
+        EngineLast last_save, last_restore;
+} StatusDevice;
+
+typedef struct StatusInfo {
+        const char *console;  /* "vgacon (VGA text)", "" if unknown */
+        const char *blocker;  /* why nothing can be saved on this machine, or NULL */
+        bool daemon_running;  /* daemon.lock is held */
+        StatusDevice *devices;
+        size_t n_devices;
+} StatusInfo;
+
+int status_format_text(const StatusInfo *s, Buffer *out);
+int status_format_json(const StatusInfo *s, Buffer *out);

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* Owns the survey of the machine: each PCI display device with its verdict, whether the
+ * configuration allows it, and its plan. The one loop every caller uses. */
+#include "survey.h"
+
+Survey *survey_free(Survey *s)
+{
+        if (!s)
+                return NULL;
+        free(s->devices);
+        free(s);
+        return NULL;
+}
+
+bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d)
+{
+        return !c->config || config_device_managed(c->config, d);
+}
+
+size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX])
+{
+        const char *selected[PLAN_MAX];
+        size_t n = 0, n_selected = 0;
+        bool console = c->console_switch && (!c->config || c->config->console_switch);
+
+        if (!verdict_is_managed(d->verdict) || !survey_device_allowed(c, d))
+                return 0;
+        if (c->config)
+                n_selected = config_device_methods(c->config, d, selected, PLAN_MAX);
+
+        for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++) {
+                const MethodOps *m = method_table[i];
+                bool wanted = n_selected == 0;
+
+                if (!m)
+                        continue;
+                for (size_t j = 0; j < n_selected && !wanted; j++)
+                        wanted = streq(selected[j], m->name);
+                if (!wanted || (!console && streq(m->name, "console")))
+                        continue;
+                ret[n++] = m;
+        }
+        return n;
+}
+
+void survey_plan_names(const SurveyDevice *d, char *buf, size_t size)
+{
+        size_t len = 0;
+
+        if (size == 0)
+                return;
+        buf[0] = '\0';
+        for (size_t i = 0; i < d->n_plan && len < size; i++)
+                len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", d->plan[i]->name);
+}
+
+const char *survey_role_to_string(SurveyRole r)
+{
+        switch (r) {
+        case SURVEY_MANAGED:
+                return "managed";
+        case SURVEY_HANDS_OFF:
+                return "hands-off";
+        case SURVEY_EXCLUDED:
+                return "excluded";
+        case SURVEY_NOT_CHOSEN:
+                return "not-chosen";
+        }
+        return "?";
+}
+
+int survey_run(const SurveyConfig *c, Survey **ret)
+{
+        _cleanup_(device_list_freep) DeviceList *l = NULL;
+        _cleanup_(survey_freep) Survey *s = NULL;
+        const DisplayDevice *only = NULL;
+        int r;
+
+        if (!c || !ret)
+                return -EINVAL;
+        r = devices_discover(c->root, c->pci_source, &l);
+        if (r < 0)
+                return r;
+        classify_devices(&c->classify_env, l);
+        if (c->only_device) {
+                only = device_list_find(l, c->only_device);
+                if (!only)
+                        return -ENODEV;
+        }
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        if (l->n > 0) {
+                s->devices = calloc(l->n, sizeof(SurveyDevice));
+                if (!s->devices)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                SurveyDevice *sd = &s->devices[s->n++];
+                const DisplayDevice *d = &l->devices[i];
+
+                sd->device = *d;
+                if (d->verdict == VERDICT_KMS)
+                        s->n_kms++;
+                if (d->verdict == VERDICT_UNUSABLE)
+                        s->n_unusable++;
+                if (only && d != only)
+                        sd->role = SURVEY_NOT_CHOSEN;
+                else if (!verdict_is_managed(d->verdict))
+                        sd->role = SURVEY_HANDS_OFF; /* kms, foreign, unusable: no hardware access at all */
+                else if (!survey_device_allowed(c, d))
+                        sd->role = SURVEY_EXCLUDED;
+                else {
+                        sd->role = SURVEY_MANAGED;
+                        sd->n_plan = survey_plan(c, d, sd->plan);
+                        s->n_managed++;
+                }
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The survey: discover → classify → plan, done once for every caller (the engine's passes,
+ * the daemon's rescans, --status). Pure logic over sysfs and the configuration. */
+#pragma once
+
+#include "classify.h"
+#include "conf.h"
+#include "devices.h"
+#include "methods/method.h"
+
+#define PLAN_MAX 8
+
+/* What the survey needs to know of the machine and of the administrator. */
+typedef struct SurveyConfig {
+        const char *root;         /* sysfs/procfs prefix; NULL = real root */
+        PciSourceFunc pci_source; /* how PCI devices are listed */
+        ClassifyEnv classify_env;
+        const Config *config;     /* umsrestore.conf: methods, include/exclude; NULL = defaults */
+        const char *only_device;  /* --device SLOT or NULL */
+        bool console_switch;      /* false: the console method is left out of every plan */
+} SurveyConfig;
+
+typedef enum SurveyRole {
+        SURVEY_MANAGED,     /* umsrestore acts on it */
+        SURVEY_HANDS_OFF,   /* kms, foreign or unusable: never touched */
+        SURVEY_EXCLUDED,    /* could be managed, the configuration says no */
+        SURVEY_NOT_CHOSEN,  /* another device was asked for with --device */
+} SurveyRole;
+
+typedef struct SurveyDevice {
+        DisplayDevice device; /* identity, driver, verdict and its reason */
+        SurveyRole role;
+        size_t n_plan;        /* the methods that run for it, in save order (0 unless managed) */
+        const MethodOps *plan[PLAN_MAX];
+} SurveyDevice;
+
+typedef struct Survey {
+        SurveyDevice *devices;
+        size_t n;
+        size_t n_managed;
+        size_t n_kms;
+        size_t n_unusable;
+} Survey;
+
+Survey *survey_free(Survey *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Survey *, survey_free);
+
+/* Lists, classifies and plans every PCI display device. -ENODEV if only_device is set and
+ * names no display device; other negative errnos when the devices cannot be listed. */
+int survey_run(const SurveyConfig *c, Survey **ret);
+
+/* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
+bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d);
+
+/* The methods that will run for d, in save order (the method table's order; a configured
+ * Methods= list selects from it). Returns the count; 0 for a device not managed. */
+size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX]);
+
+/* The plan as text, "console, dpms, vga, pci-config" ("" when nothing runs). */
+void survey_plan_names(const SurveyDevice *d, char *buf, size_t size);
+
+const char *survey_role_to_string(SurveyRole r);
