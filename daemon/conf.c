@@ -14,12 +14,11 @@
 #include "conf.h"
 #include "log.h"
 #include "methods/method.h"
+#include "suggest.h"
 #include "version.h"
 
 #define CONFIG_MAIN_FILE "umsrestore.conf"
 #define CONFIG_DROPIN_DIR "umsrestore.conf.d"
-#define SUGGEST_LEN_MAX 64     /* longer words get no "did you mean" */
-#define SUGGEST_DISTANCE_MAX 2 /* edit distance for a suggestion */
 #define QUOTE_MAX 60           /* characters of a bad line quoted in an error */
 #define DEVICE_MATCH_STRING_MAX 16
 
@@ -150,58 +149,6 @@ static void ctx_oom(ParseContext *ctx)
 {
         ctx->oom = true;
         ctx->stop = true;
-}
-
-/* Optimal string alignment distance (a transposition counts as one edit), ignoring case. */
-static unsigned edit_distance(const char *a, size_t n, const char *b)
-{
-        unsigned rows[3][SUGGEST_LEN_MAX + 1];
-        unsigned *before = rows[0], *prev = rows[1], *cur = rows[2], *t;
-        size_t m = strlen(b);
-
-        if (n > SUGGEST_LEN_MAX || m > SUGGEST_LEN_MAX)
-                return UINT32_MAX;
-        for (size_t j = 0; j <= m; j++)
-                prev[j] = (unsigned)j;
-        for (size_t i = 1; i <= n; i++) {
-                cur[0] = (unsigned)i;
-                for (size_t j = 1; j <= m; j++) {
-                        unsigned ca = (unsigned)tolower((unsigned char)a[i - 1]);
-                        unsigned cb = (unsigned)tolower((unsigned char)b[j - 1]);
-                        unsigned v = MIN(prev[j] + 1, cur[j - 1] + 1);
-
-                        v = MIN(v, prev[j - 1] + (ca != cb));
-                        if (i > 1 && j > 1 && ca == (unsigned)tolower((unsigned char)b[j - 2]) &&
-                            (unsigned)tolower((unsigned char)a[i - 2]) == cb)
-                                v = MIN(v, before[j - 2] + 1);
-                        cur[j] = v;
-                }
-                t = before;
-                before = prev;
-                prev = cur;
-                cur = t;
-        }
-        return prev[m];
-}
-
-/* The candidate closest to word (n bytes), if it is close enough to be a likely typo. */
-static const char *closest_name(const char *word, size_t n, const char *const *names, size_t n_names)
-{
-        const char *best = NULL;
-        unsigned best_distance = SUGGEST_DISTANCE_MAX + 1;
-
-        for (size_t i = 0; i < n_names; i++) {
-                unsigned dist;
-
-                if (!names[i])
-                        continue;
-                dist = edit_distance(word, n, names[i]);
-                if (dist < best_distance) {
-                        best = names[i];
-                        best_distance = dist;
-                }
-        }
-        return best;
 }
 
 static int parse_boolean(const char *v)
@@ -380,42 +327,23 @@ static bool next_word(const char **p, const char **ret_word, size_t *ret_len)
         return true;
 }
 
-static const MethodOps *method_lookup(const char *word, size_t n)
-{
-        for (size_t i = 0; i < method_table_size; i++) {
-                const MethodOps *ops = method_table[i];
-                if (ops && strlen(ops->name) == n && strncmp(ops->name, word, n) == 0)
-                        return ops;
-        }
-        return NULL;
-}
-
 static void unknown_method_error(ParseContext *ctx, const char *word, size_t n)
 {
-        const char *names[32];
-        size_t n_names = MIN(method_table_size, ELEMENTSOF(names));
-        char known[256];
-        size_t len = 0;
         const char *suggestion;
+        char known[256];
 
         if (memchr(word, ',', n)) {
                 ctx_error(ctx, ctx->line, "unknown method '%.*s' (separate method names with spaces)",
                           (int)n, word);
                 return;
         }
-        for (size_t i = 0; i < n_names; i++)
-                names[i] = method_table[i] ? method_table[i]->name : NULL;
-        suggestion = closest_name(word, n, names, n_names);
+        suggestion = method_closest_name(word, n);
         if (suggestion) {
                 ctx_error(ctx, ctx->line, "unknown method '%.*s' (did you mean '%s'?)", (int)n, word,
                           suggestion);
                 return;
         }
-        known[0] = '\0';
-        for (size_t i = 0; i < n_names && len < sizeof(known); i++)
-                if (names[i])
-                        len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
-                                                names[i]);
+        method_names_join(known, sizeof(known));
         ctx_error(ctx, ctx->line, "unknown method '%.*s' (known methods: %s)", (int)n, word, known);
 }
 
@@ -427,7 +355,7 @@ static int parse_method_list(ParseContext *ctx, const char *key, const char *val
         size_t n = 0, len;
 
         while (next_word(&p, &word, &len)) {
-                const MethodOps *ops = method_lookup(word, len);
+                const MethodOps *ops = method_by_name_len(word, len);
 
                 if (!ops) {
                         unknown_method_error(ctx, word, len);
@@ -531,7 +459,7 @@ static int section_key(ParseContext *ctx, const char *key, const char *const *ke
                           ctx->section_name);
                 return -1;
         }
-        suggestion = closest_name(key, strlen(key), keys, n_keys);
+        suggestion = suggest_closest(key, strlen(key), keys, n_keys);
         if (suggestion) {
                 ctx_error(ctx, ctx->line, "unknown key '%s' in [%s] (did you mean '%s'?)", key,
                           ctx->section_name, suggestion);
@@ -745,7 +673,7 @@ static void open_section(ParseContext *ctx, const char *name)
                 open_device_section(ctx, rest, n);
                 return;
         }
-        suggestion = closest_name(name, wlen, section_words, ELEMENTSOF(section_words));
+        suggestion = suggest_closest(name, wlen, section_words, ELEMENTSOF(section_words));
         if (suggestion && streq(suggestion, "General"))
                 ctx_error(ctx, ctx->line, "unknown section [%s] (did you mean [General]?)", name);
         else if (suggestion)
