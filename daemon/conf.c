@@ -197,51 +197,39 @@ static int parse_seconds(const char *s, uint64_t *ret_usec)
         return 0;
 }
 
-static bool is_hex_run(const char *s, size_t n)
+/* The n bytes at s as exactly four hex digits (either case). */
+static bool parse_hex16(const char *s, size_t n, uint16_t *ret)
 {
+        char buf[5];
+
+        if (n != 4)
+                return false;
         for (size_t i = 0; i < n; i++)
                 if (!isxdigit((unsigned char)s[i]))
                         return false;
+        memcpy(buf, s, 4);
+        buf[4] = '\0';
+        *ret = (uint16_t)strtoul(buf, NULL, 16);
         return true;
 }
 
-static unsigned hex_value(const char *s, size_t n)
-{
-        unsigned v = 0;
-
-        for (size_t i = 0; i < n; i++) {
-                int c = tolower((unsigned char)s[i]);
-                v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
-        }
-        return v;
-}
-
-/* Strict: "0000:00:02.0", "00:02.0" or "8086:27ae" (n bytes of s), nothing else. */
+/* Strict: a slot as pci_parse_slot() takes it ("0000:00:02.0", "00:02.0") or a model
+ * "8086:27ae" (n bytes of s), nothing else. */
 static int device_match_parse(const char *s, size_t n, DeviceMatch *ret)
 {
         DeviceMatch m = { 0 };
+        char slot[SLOT_MAX];
 
-        if (n == 9 && s[4] == ':' && is_hex_run(s, 4) && is_hex_run(s + 5, 4)) {
+        if (n == 9 && s[4] == ':' && parse_hex16(s, 4, &m.vendor_id) && parse_hex16(s + 5, 4, &m.device_id)) {
                 m.by_id = true;
-                m.vendor_id = (uint16_t)hex_value(s, 4);
-                m.device_id = (uint16_t)hex_value(s + 5, 4);
                 *ret = m;
                 return 0;
         }
-        if (n == 12) {
-                if (!is_hex_run(s, 4) || s[4] != ':')
-                        return -EINVAL;
-                m.domain = (uint16_t)hex_value(s, 4);
-                s += 5;
-                n -= 5;
-        }
-        if (n != 7 || !is_hex_run(s, 2) || s[2] != ':' || !is_hex_run(s + 3, 2) || s[5] != '.' ||
-            s[6] < '0' || s[6] > '7')
+        if (n >= sizeof(slot))
                 return -EINVAL;
-        m.bus = (uint8_t)hex_value(s, 2);
-        m.dev = (uint8_t)hex_value(s + 3, 2);
-        m.func = (uint8_t)(s[6] - '0');
-        if (m.dev > 0x1f)
+        memcpy(slot, s, n);
+        slot[n] = '\0';
+        if (pci_parse_slot(slot, &m.domain, &m.bus, &m.dev, &m.func) < 0)
                 return -EINVAL;
         *ret = m;
         return 0;

@@ -399,6 +399,16 @@ static void test_errors(void **state)
         expect_error(
                 "[General]\nExclude=0x00:02.0\n",
                 "t.conf:2: invalid PCI slot '0x00:02.0' in Exclude= (expected 0000:00:02.0 or 00:02.0)");
+        /* one strict slot syntax, pci_parse_slot()'s: no short fields, no prefixes */
+        expect_error(
+                "[General]\nInclude=0:0:2.0\n",
+                "t.conf:2: invalid PCI slot '0:0:2.0' in Include= (expected 0000:00:02.0 or 00:02.0)");
+        expect_error(
+                "[Device 0000:00:2.0]\n",
+                "t.conf:1: invalid PCI slot '0000:00:2.0' in [Device 0000:00:2.0] (expected 0000:00:02.0 or "
+                "00:02.0)");
+        expect_error("[General]\nExclude=0x86:27ae\n",
+                     "t.conf:2: invalid PCI ID '0x86:27ae' in Exclude= (expected vendor:device, e.g. 8086:27ae)");
         expect_error("[Device 8086:27a]\n", "t.conf:1: invalid PCI ID '8086:27a' in [Device 8086:27a] "
                                             "(expected vendor:device, e.g. 8086:27ae)");
         expect_error(
