@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The configuration: umsrestore.conf and its drop-ins, parsed with libinih and merged key
- * by key, and the two questions the engine asks of it (is a device managed, which methods). */
+/* The configuration: umsrestore.conf and its drop-ins, read (conf-files.c), split into lines
+ * (conf-reader.c), understood (conf-parse.c, conf-values.c) and merged key by key into a
+ * Config, and the two questions the engine asks of it (conf.c: is a device managed, which
+ * methods). */
 #pragma once
 
 #include "buffer.h"

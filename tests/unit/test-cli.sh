@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Command-line contract of umsrestored: --help, --version, usage errors (exit 2),
-# and actions that are not implemented yet failing loudly instead of pretending.
+# configuration errors (exit 8), and actions that are not implemented yet failing loudly.
 set -u
 BIN=${1:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
 DATA=${2:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
@@ -76,6 +76,9 @@ printf '[General]\nExclude=00:02.0\n' >"$tmp/c.conf"
 expect 0 'excluded by the configuration' --status --config "$tmp/c.conf" --root "$tmp/m"
 expect 3 'excluded by the configuration' --save-now --config "$tmp/c.conf" --root "$tmp/m"
 expect 2 '--config does not apply to --dump' --dump /dev/null --config "$tmp/c.conf"
+# a comment after a value is an error, not a silent truncation of the value
+printf '[General]\nMethods=vga ; pci-config\n' >"$tmp/c.conf"
+expect 8 "c.conf:2: unexpected ';' in the value of Methods= \\(comments go on their own line\\)" --check-config --config "$tmp/c.conf"
 rm -rf "$tmp"
 
 # JSON is valid

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for conf.c: defaults, every key, every error with its FILE:LINE, drop-in order
- * and masking in a temporary tree, device matching, format round trip, the shipped file. */
+/* Unit tests for the configuration (conf*.c): defaults, every key, every error with its
+ * FILE:LINE, drop-in order and masking in a temporary tree, device matching, format round
+ * trip, the shipped file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,7 +215,8 @@ static void test_every_key(void **state)
                      "SaveDeadlineSec=2.5\n"
                      "Include=00:02.0   8086:27AE\n"
                      "Exclude=0001:0a:1f.7\n"
-                     "LogLevel=debug ; a trailing comment\n"
+                     "; a comment on a line of its own\n"
+                     "LogLevel=debug\n"
                      "\n"
                      "[Device 8086:27ae]\n"
                      "Manage=no\n"
@@ -363,13 +365,12 @@ static void test_errors(void **state)
         expect_error(
                 "LogLevel=debug\n[General]\n",
                 "t.conf:1: 'LogLevel=' is outside of any section (put it under [General] or [Device ...])");
-        /* bad booleans; '#' after a value is not a comment */
+        /* bad booleans; '#' after a value is not a comment but an error (see test_inline_comments) */
         expect_error(
                 "[General]\nVBEPost=maybe\n",
                 "t.conf:2: invalid boolean 'maybe' for VBEPost= (use yes/no, true/false, on/off or 1/0)");
         expect_error("[General]\nConsoleSwitch=yes # really\n",
-                     "t.conf:2: invalid boolean 'yes # really' for ConsoleSwitch= (use yes/no, true/false, "
-                     "on/off or 1/0)");
+                     "t.conf:2: unexpected '#' in the value of ConsoleSwitch= (comments go on their own line)");
         expect_error("[Device 00:02.0]\n\nManage=2\n",
                      "t.conf:3: invalid boolean '2' for Manage= (use yes/no, true/false, on/off or 1/0)");
         /* unknown methods */
@@ -474,7 +475,13 @@ static void test_syntax_errors(void **state)
         expect_error(
                 "\xef\xbb\xbf[General]\r\n  LogLevel=debug\r\n\r\n\tVBEPost=bogus\r\n",
                 "t.conf:4: invalid boolean 'bogus' for VBEPost= (use yes/no, true/false, on/off or 1/0)");
-        /* a line too long for inih is refused, not split in two */
+        /* "Key: Value" is not an assignment (inih took ':' for '='; the manual never did) */
+        expect_error("[General]\nLogLevel: debug\n",
+                     "t.conf:2: expected 'Key=Value', a [Section] header or a comment, got 'LogLevel: debug'");
+        /* a line of 200 characters is read, one more is refused */
+        snprintf(text, sizeof(text), "[General]\n#%0199d\n   LogLevel=debug  \n#%0200d\n", 0, 0);
+        expect_error(text, "t.conf:4: line is longer than 200 characters");
+        /* a line too long is refused, not split in two */
         snprintf(text, sizeof(text), "[General]\n# %0300d\nLogLevel=debug\n", 0);
         expect_error_prefix(text, "t.conf:2: line is longer than ");
         snprintf(text, sizeof(text), "[General]\nInclude=%0250d\n", 0);
@@ -754,6 +761,33 @@ static void test_shipped_file(void **state)
         assert_config_equal(loaded, defaults);
 }
 
+static void test_inline_comments(void **state)
+{
+        _cleanup_(config_freep) Config *c = NULL;
+
+        (void)state;
+        /* ';' and '#' after a value are errors, never comments: both the same way */
+        expect_error("[General]\nMethods=vga ; pci-config\n",
+                     "t.conf:2: unexpected ';' in the value of Methods= (comments go on their own line)");
+        expect_error("[General]\nMethods=vga # pci-config\n",
+                     "t.conf:2: unexpected '#' in the value of Methods= (comments go on their own line)");
+        expect_error("[General]\nLogLevel=debug;\n",
+                     "t.conf:2: unexpected ';' in the value of LogLevel= (comments go on their own line)");
+        expect_error("[Device 00:02.0]\n\nManage=no #x\n",
+                     "t.conf:3: unexpected '#' in the value of Manage= (comments go on their own line)");
+        expect_error("[General]\nInclude=;\n",
+                     "t.conf:2: unexpected ';' in the value of Include= (comments go on their own line)");
+        /* and after a section header */
+        expect_error("[General] ; settings\n",
+                     "t.conf:1: unexpected text after [General]: '; settings' (comments go on their own line)");
+        expect_error("[Device 00:02.0] # the laptop panel\n",
+                     "t.conf:1: unexpected text after [Device 00:02.0]: '# the laptop panel' (comments go on "
+                     "their own line)");
+        /* comments on their own line, indented or not, stay comments */
+        c = parse_ok("; one\n# two\n[General]\n  ; three\n\t# four\nMethods=vga pci-config\n");
+        assert_int_equal(c->n_methods, 2);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -763,6 +797,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_dropins),  cmocka_unit_test(test_main_file_optional),
                 cmocka_unit_test(test_explicit), cmocka_unit_test(test_matching),
                 cmocka_unit_test(test_format),   cmocka_unit_test(test_shipped_file),
+                cmocka_unit_test(test_inline_comments),
         };
 
         if (argc < 2) {
