@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Owns which configuration files are read and how: the main file, the drop-ins by priority
- * and masking, and reading each one. */
+ * and masking, and opening each one so that no file can hang or fool the loader. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -30,17 +31,83 @@ static bool stat_is_dev_null(const struct stat *st)
         return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
 }
 
-/* The whole text of path, NUL-terminated: -EFBIG past CONFIG_FILE_MAX, -EBADMSG if it
- * contains a NUL byte. */
-static int read_text(const char *path, char **ret)
+static const char *file_type_name(mode_t mode)
+{
+        if (S_ISDIR(mode))
+                return "a directory";
+        if (S_ISFIFO(mode))
+                return "a FIFO";
+        if (S_ISSOCK(mode))
+                return "a socket";
+        if (S_ISCHR(mode))
+                return "a character device";
+        if (S_ISBLK(mode))
+                return "a block device";
+        return "not a file";
+}
+
+/* A configuration file must be a regular file, or /dev/null (empty: a mask). Anything else
+ * is refused before it is opened: reading a FIFO would wait for a writer forever, and a
+ * device is no configuration. */
+static int check_file(const char *path, const struct stat *st, char **ret_error)
+{
+        if (stat_is_dev_null(st))
+                return 0;
+        if (!S_ISREG(st->st_mode))
+                return conf_error(ret_error, S_ISDIR(st->st_mode) ? -EISDIR : -EBADFD,
+                                  "%s: cannot read: not a regular file (%s)", path, file_type_name(st->st_mode));
+        return 0;
+}
+
+/* Opens path for reading: checked by stat() first, opened so that nothing can block or
+ * become our terminal, and checked again on what was opened. Returns the fd, or 0 with
+ * *ret_fd = -EBADF for a missing file when missing_ok. */
+static int open_config_file(const char *path, bool missing_ok, int *ret_fd, char **ret_error)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        int r;
+
+        if (stat(path, &st) < 0) {
+                r = negative_errno();
+                if (r == -ENOENT && missing_ok) {
+                        *ret_fd = -EBADF;
+                        return 0;
+                }
+                return conf_error(ret_error, r, "%s: cannot read: %s", path, STRERROR(r));
+        }
+        r = check_file(path, &st, ret_error);
+        if (r < 0)
+                return r;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+                r = negative_errno();
+                return conf_error(ret_error, r, "%s: cannot read: %s", path, STRERROR(r));
+        }
+        if (fstat(fd, &st) < 0) {
+                r = negative_errno();
+                return conf_error(ret_error, r, "%s: cannot read: %s", path, STRERROR(r));
+        }
+        r = check_file(path, &st, ret_error); /* it may have been replaced in between */
+        if (r < 0)
+                return r;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+/* The whole text of fd (taken over), NUL-terminated: -EFBIG past CONFIG_FILE_MAX, -EBADMSG if
+ * it contains a NUL byte. */
+static int read_text(int fd, char **ret)
 {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *data = NULL;
         size_t size = 0, allocated = 0, n;
 
-        f = fopen(path, "re");
-        if (!f)
+        f = fdopen(fd, "re");
+        if (!f) {
+                safe_close(fd);
                 return negative_errno();
+        }
         for (;;) {
                 if (allocated - size < 4096 + 1) {
                         char *grown;
@@ -72,12 +139,14 @@ static int read_text(const char *path, char **ret)
 
 static int load_file(const char *path, Config *c, bool missing_ok, char **ret_error)
 {
+        _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *text = NULL;
         int r;
 
-        r = read_text(path, &text);
-        if (r == -ENOENT && missing_ok)
-                return 0;
+        r = open_config_file(path, missing_ok, &fd, ret_error);
+        if (r < 0 || fd < 0)
+                return r;
+        r = read_text(TAKE_FD(fd), &text);
         if (r == -ENOMEM)
                 return conf_error(ret_error, r, NULL);
         if (r == -EFBIG)
@@ -147,11 +216,12 @@ static int dropin_list_add(DropInList *l, const char *dir, const char *name)
 /* Opens a drop-in directory; 0 with *ret_dir NULL if there is none. */
 static int open_dropin_dir(const char *dir, DIR **ret_dir, char **ret_error)
 {
+        _cleanup_close_ int fd = -EBADF;
         DIR *d;
         int r;
 
-        d = opendir(dir);
-        if (!d) {
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
                 r = negative_errno();
                 if (r == -ENOENT || r == -ENOTDIR) {
                         *ret_dir = NULL;
@@ -159,12 +229,19 @@ static int open_dropin_dir(const char *dir, DIR **ret_dir, char **ret_error)
                 }
                 return conf_error(ret_error, r, "%s: cannot read directory: %s", dir, STRERROR(r));
         }
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                return conf_error(ret_error, r, "%s: cannot read directory: %s", dir, STRERROR(r));
+        }
+        TAKE_FD(fd);
         *ret_dir = d;
         return 0;
 }
 
-/* Adds the drop-ins of dir that no directory of higher priority has already named: regular
- * *.conf files, and symlinks to /dev/null (read as empty: they mask). */
+/* Adds the drop-ins of dir that no directory of higher priority has already named. Every
+ * *.conf entry counts but directories and dangling symlinks; its type is checked when it is
+ * opened (a symlink to /dev/null reads as empty: it masks). */
 static int dropin_list_add_dir(DropInList *l, const char *dir, char **ret_error)
 {
         DIR *d = NULL;
@@ -197,7 +274,7 @@ static int dropin_list_add_dir(DropInList *l, const char *dir, char **ret_error)
                         r = conf_error(ret_error, r, "%s/%s: cannot read: %s", dir, de->d_name, STRERROR(r));
                         break;
                 }
-                if (!S_ISREG(st.st_mode) && !stat_is_dev_null(&st))
+                if (S_ISDIR(st.st_mode))
                         continue;
                 r = dropin_list_add(l, dir, de->d_name);
                 if (r < 0) {

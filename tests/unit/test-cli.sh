@@ -79,6 +79,9 @@ expect 2 '--config does not apply to --dump' --dump /dev/null --config "$tmp/c.c
 # a comment after a value is an error, not a silent truncation of the value
 printf '[General]\nMethods=vga ; pci-config\n' >"$tmp/c.conf"
 expect 8 "c.conf:2: unexpected ';' in the value of Methods= \\(comments go on their own line\\)" --check-config --config "$tmp/c.conf"
+# a FIFO is refused at once (reading it would wait for a writer forever)
+mkfifo "$tmp/fifo.conf"
+expect 8 "fifo.conf: cannot read: not a regular file \\(a FIFO\\)" --check-config --config "$tmp/fifo.conf"
 rm -rf "$tmp"
 
 # JSON is valid

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the configuration (conf*.c): defaults, every key, every error with its
- * FILE:LINE, drop-in order and masking in a temporary tree, device matching, format round
- * trip, the shipped file. */
+ * FILE:LINE, drop-in order and masking in a temporary tree, files that are refused (FIFOs),
+ * device matching, format round trip, the shipped file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 
 #include "conf.h"
@@ -178,6 +182,76 @@ static const char *write_file(const char *root, const char *rel, const char *tex
         assert_int_equal(fputs(text, f) >= 0, 1);
         assert_int_equal(fclose(f), 0);
         return path;
+}
+
+/* Runs config_load(root, explicit_path) in a child process bounded to a few seconds, so
+ * that a loader that blocks (on a FIFO, say) fails the test instead of hanging it.
+ * Returns the load's result; *ret_error gets its message ("" on success). */
+static int load_bounded(const char *root, const char *explicit_path, char **ret_error)
+{
+        int fds[2], status, r = 0;
+        char buf[4096];
+        size_t len = 0;
+        ssize_t n;
+        pid_t pid;
+
+        assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                Config *c = NULL;
+                char *error = NULL;
+                int q;
+
+                close(fds[0]);
+                q = config_load(root, explicit_path, &c, &error);
+                (void)!write(fds[1], &q, sizeof(q));
+                if (error)
+                        (void)!write(fds[1], error, strlen(error));
+                _exit(0);
+        }
+        close(fds[1]);
+        for (;;) {
+                struct pollfd p = { .fd = fds[0], .events = POLLIN };
+
+                if (poll(&p, 1, 5000) == 0) {
+                        kill(pid, SIGKILL);
+                        (void)waitpid(pid, &status, 0);
+                        close(fds[0]);
+                        fail_msg("config_load() did not return within 5 seconds");
+                }
+                n = read(fds[0], buf + len, sizeof(buf) - 1 - len);
+                if (n <= 0)
+                        break;
+                len += (size_t)n;
+        }
+        close(fds[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_true(len >= sizeof(r));
+        memcpy(&r, buf, sizeof(r));
+        buf[len] = '\0';
+        *ret_error = strdup(buf + sizeof(r));
+        assert_non_null(*ret_error);
+        return r;
+}
+
+/* config_load(root) must fail with exactly "PATH" + message, PATH being root + rel. */
+static void expect_load_error(const char *root, const char *rel, const char *message)
+{
+        _cleanup_free_ char *error = NULL, *expected = NULL;
+
+        assert_true(load_bounded(root, NULL, &error) < 0);
+        assert_true(asprintf(&expected, "%s%s%s", root, rel, message) > 0);
+        assert_string_equal(error, expected);
+}
+
+static void make_fifo(const char *root, const char *rel)
+{
+        _cleanup_free_ char *path = NULL;
+
+        assert_true(asprintf(&path, "%s%s", root, rel) > 0);
+        assert_int_equal(mkfifo(path, 0644), 0);
 }
 
 #define SYSCONF UMSRESTORE_SYSCONFDIR
@@ -788,6 +862,49 @@ static void test_inline_comments(void **state)
         assert_int_equal(c->n_methods, 2);
 }
 
+static void test_fifo(void **state)
+{
+        _cleanup_free_ char *error = NULL;
+        char *root = make_tree();
+
+        (void)state;
+        /* A FIFO as the main file: refused at once, not read (a reader would wait forever). */
+        write_file(root, DROPIN_ETC "10-ok.conf", "[General]\n");
+        make_fifo(root, SYSCONF "/umsrestore.conf");
+        expect_load_error(root, SYSCONF "/umsrestore.conf", ": cannot read: not a regular file (a FIFO)");
+        {
+                _cleanup_free_ char *path = NULL, *expected = NULL;
+
+                /* and as the file given with --config */
+                assert_true(asprintf(&path, "%s" SYSCONF "/umsrestore.conf", root) > 0);
+                assert_int_equal(load_bounded(root, path, &error), -EBADFD);
+                assert_true(asprintf(&expected, "%s: cannot read: not a regular file (a FIFO)", path) > 0);
+                assert_string_equal(error, expected);
+                free(TAKE_PTR(error));
+                assert_int_equal(unlink(path), 0);
+        }
+        /* A FIFO as a drop-in, in any of the three directories. */
+        make_fifo(root, DROPIN_ETC "20-fifo.conf");
+        expect_load_error(root, DROPIN_ETC "20-fifo.conf", ": cannot read: not a regular file (a FIFO)");
+        remove_tree(root);
+
+        root = make_tree();
+        write_file(root, DROPIN_LIB "10-ok.conf", "[General]\n");
+        make_fifo(root, DROPIN_LIB "20-fifo.conf");
+        expect_load_error(root, DROPIN_LIB "20-fifo.conf", ": cannot read: not a regular file (a FIFO)");
+        /* masked by /dev/null in /etc, it is not opened at all */
+        {
+                _cleanup_free_ char *link = NULL;
+
+                write_file(root, DROPIN_ETC "05-x.conf", "[General]\n");
+                assert_true(asprintf(&link, "%s" DROPIN_ETC "20-fifo.conf", root) > 0);
+                assert_int_equal(symlink("/dev/null", link), 0);
+                assert_int_equal(load_bounded(root, NULL, &error), 0);
+                assert_string_equal(error, "");
+        }
+        remove_tree(root);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -797,7 +914,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_dropins),  cmocka_unit_test(test_main_file_optional),
                 cmocka_unit_test(test_explicit), cmocka_unit_test(test_matching),
                 cmocka_unit_test(test_format),   cmocka_unit_test(test_shipped_file),
-                cmocka_unit_test(test_inline_comments),
+                cmocka_unit_test(test_inline_comments), cmocka_unit_test(test_fifo),
         };
 
         if (argc < 2) {
