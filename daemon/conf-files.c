@@ -31,6 +31,37 @@ static bool stat_is_dev_null(const struct stat *st)
         return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
 }
 
+/* Whether the daemon may access what st describes (want: a mask of 4 read, 2 write, 1 search).
+ * The daemon runs as uid 0, gid 0, without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (see
+ * umsrestored.service), so for it, as for anyone, the owner's bits apply if it owns the file,
+ * else the group's if the file's group is root's, else the others'. Whoever loads the
+ * configuration (--check-config as root, with every capability) judges the files this way, so
+ * that a file the daemon could not read fails the check, not the daemon. ACLs are not read. */
+static bool daemon_may(const struct stat *st, mode_t want)
+{
+        mode_t bits;
+
+        if (st->st_uid == 0)
+                bits = st->st_mode >> 6;
+        else if (st->st_gid == 0)
+                bits = st->st_mode >> 3;
+        else
+                bits = st->st_mode;
+        return (bits & want) == want;
+}
+
+static int refuse_unreadable(const char *path, const struct stat *st, char **ret_error)
+{
+        bool dir = S_ISDIR(st->st_mode);
+
+        return conf_error(ret_error, -EACCES,
+                          "%s: the daemon cannot %s (owner uid %u gid %u, mode %04o; umsrestored runs as root "
+                          "without CAP_DAC_OVERRIDE): run 'chown root:root %s; chmod %s %s'",
+                          path, dir ? "list this directory" : "read this file", (unsigned)st->st_uid,
+                          (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777), path, dir ? "0755" : "0644",
+                          path);
+}
+
 static const char *file_type_name(mode_t mode)
 {
         if (S_ISDIR(mode))
@@ -46,9 +77,9 @@ static const char *file_type_name(mode_t mode)
         return "not a file";
 }
 
-/* A configuration file must be a regular file, or /dev/null (empty: a mask). Anything else
- * is refused before it is opened: reading a FIFO would wait for a writer forever, and a
- * device is no configuration. */
+/* A configuration file must be a regular file the daemon may read, or /dev/null (empty: a
+ * mask). Anything else is refused before it is opened: reading a FIFO would wait for a
+ * writer forever, and a device is no configuration. */
 static int check_file(const char *path, const struct stat *st, char **ret_error)
 {
         if (stat_is_dev_null(st))
@@ -56,6 +87,8 @@ static int check_file(const char *path, const struct stat *st, char **ret_error)
         if (!S_ISREG(st->st_mode))
                 return conf_error(ret_error, S_ISDIR(st->st_mode) ? -EISDIR : -EBADFD,
                                   "%s: cannot read: not a regular file (%s)", path, file_type_name(st->st_mode));
+        if (!daemon_may(st, 4))
+                return refuse_unreadable(path, st, ret_error);
         return 0;
 }
 
@@ -213,10 +246,11 @@ static int dropin_list_add(DropInList *l, const char *dir, const char *name)
         return 0;
 }
 
-/* Opens a drop-in directory; 0 with *ret_dir NULL if there is none. */
+/* Opens a drop-in directory the daemon may list; 0 with *ret_dir NULL if there is none. */
 static int open_dropin_dir(const char *dir, DIR **ret_dir, char **ret_error)
 {
         _cleanup_close_ int fd = -EBADF;
+        struct stat st;
         DIR *d;
         int r;
 
@@ -227,8 +261,16 @@ static int open_dropin_dir(const char *dir, DIR **ret_dir, char **ret_error)
                         *ret_dir = NULL;
                         return 0;
                 }
+                if (r == -EACCES && stat(dir, &st) >= 0 && !daemon_may(&st, 4 | 1))
+                        return refuse_unreadable(dir, &st, ret_error);
                 return conf_error(ret_error, r, "%s: cannot read directory: %s", dir, STRERROR(r));
         }
+        if (fstat(fd, &st) < 0) {
+                r = negative_errno();
+                return conf_error(ret_error, r, "%s: cannot read directory: %s", dir, STRERROR(r));
+        }
+        if (!daemon_may(&st, 4 | 1))
+                return refuse_unreadable(dir, &st, ret_error);
         d = fdopendir(fd);
         if (!d) {
                 r = negative_errno();

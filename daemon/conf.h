@@ -63,7 +63,9 @@ int config_parse_string(const char *text, const char *name, Config *c, char **re
 
 /* Same for a file. A file that cannot be read gives -errno and "PATH: message": besides
  * open/read errors, -EISDIR or -EBADFD for anything but a regular file or /dev/null (empty),
- * refused before it is opened (a FIFO would block). */
+ * refused before it is opened (a FIFO would block), and -EACCES for a file the daemon could
+ * not read, judged from its owner and mode bits as for uid 0 without CAP_DAC_OVERRIDE,
+ * whoever calls. */
 int config_load_file(const char *path, Config *c, char **ret_error);
 
 /* The effective configuration. With explicit_path (--config), only that file, which must
@@ -72,7 +74,8 @@ int config_load_file(const char *path, Config *c, char **ret_error);
  * root + UMSRESTORE_SYSCONFDIR, root + "/run" and root + "/usr/lib": a name in an earlier
  * directory masks the same name in a later one (a symlink to /dev/null masks), and the
  * remaining files are applied sorted by name. root may be NULL or "/" for the real root.
- * Every file is opened as config_load_file() does.
+ * Every file is opened as config_load_file() does; a drop-in directory the daemon could
+ * not list (same rule, read and search bits) is -EACCES too.
  * On failure, *ret is not written and *ret_error is set as for config_parse_string(). */
 int config_load(const char *root, const char *explicit_path, Config **ret, char **ret_error);
 

@@ -82,6 +82,11 @@ expect 8 "c.conf:2: unexpected ';' in the value of Methods= \\(comments go on th
 # a FIFO is refused at once (reading it would wait for a writer forever)
 mkfifo "$tmp/fifo.conf"
 expect 8 "fifo.conf: cannot read: not a regular file \\(a FIFO\\)" --check-config --config "$tmp/fifo.conf"
+# --check-config fails where the daemon (root without CAP_DAC_OVERRIDE) would
+if [ "$(id -u)" -eq 0 ]; then
+    printf '[General]\n' >"$tmp/zero.conf"; chmod 0000 "$tmp/zero.conf"
+    expect 8 "zero.conf: the daemon cannot read this file \\(owner uid 0 gid 0, mode 0000; .*chmod 0644 " --check-config --config "$tmp/zero.conf"
+fi
 rm -rf "$tmp"
 
 # JSON is valid

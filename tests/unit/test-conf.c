@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the configuration (conf*.c): defaults, every key, every error with its
- * FILE:LINE, drop-in order and masking in a temporary tree, files that are refused (FIFOs),
- * device matching, format round trip, the shipped file. */
+ * FILE:LINE, drop-in order and masking in a temporary tree, files that are refused (FIFOs,
+ * files the daemon could not read), device matching, format round trip, the shipped file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,12 +246,37 @@ static void expect_load_error(const char *root, const char *rel, const char *mes
         assert_string_equal(error, expected);
 }
 
+/* The refusal of a file or directory the daemon could not read: owner_mode is e.g.
+ * "uid 0 gid 0, mode 0000". */
+static void expect_unreadable(const char *root, const char *rel, bool dir, const char *owner_mode)
+{
+        _cleanup_free_ char *error = NULL, *expected = NULL, *path = NULL;
+
+        assert_true(asprintf(&path, "%s%s", root, rel) > 0);
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        assert_true(asprintf(&expected,
+                             "%s: the daemon cannot %s (owner %s; umsrestored runs as root without "
+                             "CAP_DAC_OVERRIDE): run 'chown root:root %s; chmod %s %s'",
+                             path, dir ? "list this directory" : "read this file", owner_mode, path,
+                             dir ? "0755" : "0644", path) > 0);
+        assert_string_equal(error, expected);
+}
+
 static void make_fifo(const char *root, const char *rel)
 {
         _cleanup_free_ char *path = NULL;
 
         assert_true(asprintf(&path, "%s%s", root, rel) > 0);
         assert_int_equal(mkfifo(path, 0644), 0);
+}
+
+static void set_owner_mode(const char *root, const char *rel, uid_t uid, gid_t gid, mode_t mode)
+{
+        _cleanup_free_ char *path = NULL;
+
+        assert_true(asprintf(&path, "%s%s", root, rel) > 0);
+        assert_int_equal(chown(path, uid, gid), 0);
+        assert_int_equal(chmod(path, mode), 0);
 }
 
 #define SYSCONF UMSRESTORE_SYSCONFDIR
@@ -905,6 +930,71 @@ static void test_fifo(void **state)
         remove_tree(root);
 }
 
+/* Files the daemon (root without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH) could not read are
+ * refused whoever loads them: --check-config run as root must fail where the daemon would. */
+static void test_daemon_readable(void **state)
+{
+        _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *error = NULL, *expected = NULL, *dir = NULL;
+        char *root;
+
+        (void)state;
+        if (geteuid() != 0)
+                skip(); /* needs chown; CI runs as root */
+        root = make_tree();
+
+        /* root-owned, mode 0000 */
+        write_file(root, DROPIN_ETC "10-zero.conf", "[General]\n");
+        set_owner_mode(root, DROPIN_ETC "10-zero.conf", 0, 0, 0000);
+        expect_unreadable(root, DROPIN_ETC "10-zero.conf", false, "uid 0 gid 0, mode 0000");
+        assert_int_equal(unlink(write_file(root, DROPIN_ETC "10-zero.conf", "")), 0);
+
+        /* owned by uid 1000, mode 0600 */
+        write_file(root, DROPIN_RUN "20-user.conf", "[General]\n");
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 1000, 0600);
+        expect_unreadable(root, DROPIN_RUN "20-user.conf", false, "uid 1000 gid 1000, mode 0600");
+
+        /* The owner's bits apply when the owner matches, then the group's, then the others':
+         * other bits that would allow do not help a root-owned file without u+r. */
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 0, 0, 0044);
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 0, 0040); /* group root may read */
+        assert_int_equal(load_bounded(root, NULL, &error), 0);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 1000, 0604); /* others may read */
+        assert_int_equal(load_bounded(root, NULL, &error), 0);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 0, 0604); /* group bits apply: none */
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 0, 0, 0400);
+        assert_int_equal(load_bounded(root, NULL, &error), 0);
+        free(TAKE_PTR(error));
+
+        /* a drop-in directory the daemon cannot list */
+        assert_true(asprintf(&dir, "%s" DROPIN_LIB, root) > 0);
+        mkdir_p(dir);
+        set_owner_mode(root, DROPIN_LIB, 1000, 1000, 0700);
+        expect_unreadable(root, "/usr/lib/umsrestore.conf.d", true, "uid 1000 gid 1000, mode 0700");
+        set_owner_mode(root, DROPIN_LIB, 0, 0, 0755);
+
+        /* the main file, and the file given with --config */
+        write_file(root, SYSCONF "/umsrestore.conf", "[General]\n");
+        set_owner_mode(root, SYSCONF "/umsrestore.conf", 1000, 1000, 0640);
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        assert_non_null(strstr(error, "/umsrestore.conf: the daemon cannot read this file (owner uid 1000 "
+                                      "gid 1000, mode 0640;"));
+        free(TAKE_PTR(error));
+        assert_true(asprintf(&expected, "%s" SYSCONF "/umsrestore.conf", root) > 0);
+        assert_int_equal(load_bounded(root, expected, &error), -EACCES);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, SYSCONF "/umsrestore.conf", 0, 0, 0600);
+        assert_int_equal(config_load(root, NULL, &c, &error), 0);
+        assert_null(error);
+        remove_tree(root);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -915,6 +1005,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_explicit), cmocka_unit_test(test_matching),
                 cmocka_unit_test(test_format),   cmocka_unit_test(test_shipped_file),
                 cmocka_unit_test(test_inline_comments), cmocka_unit_test(test_fifo),
+                cmocka_unit_test(test_daemon_readable),
         };
 
         if (argc < 2) {
@@ -922,5 +1013,6 @@ int main(int argc, char **argv)
                 return 2;
         }
         testdata_dir = argv[1];
+        umask(022); /* the files the tests write are readable as the daemon reads them */
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
