@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The configuration: umsrestore.conf and its drop-ins, parsed with libinih and merged key
- * by key, and the two questions the engine asks of it (is a device managed, which methods). */
+/* The configuration: umsrestore.conf and its drop-ins, read (conf-files.c), split into lines
+ * (conf-reader.c), understood (conf-parse.c, conf-values.c) and merged key by key into a
+ * Config, and the two questions the engine asks of it (conf.c: is a device managed, which
+ * methods). */
 #pragma once
 
 #include "buffer.h"
@@ -39,7 +41,7 @@ typedef struct Config {
         bool console_switch;         /* ConsoleSwitch= */
         bool vbe_post;               /* VBEPost= */
         uint64_t save_deadline_usec; /* SaveDeadlineSec=: 0 = from logind's InhibitDelayMaxUSec */
-        uint64_t manual_deadline_usec; /* ManualDeadlineSec=: 0 = CONFIG_MANUAL_DEADLINE_DEFAULT_USEC */
+        uint64_t manual_deadline_usec; /* ManualDeadlineSec=: bounds --save-now, --restore-now, --dump */
         DeviceMatch *include;        /* Include=: if n_include > 0, manage only these */
         size_t n_include;
         DeviceMatch *exclude; /* Exclude=: never manage these */
@@ -62,7 +64,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free);
  * "NAME:LINE: message" (NULL if out of memory), and c may be partly updated: discard it. */
 int config_parse_string(const char *text, const char *name, Config *c, char **ret_error);
 
-/* Same for a file. A file that cannot be read gives -errno and "PATH: message". */
+/* Same for a file. A file that cannot be read gives -errno and "PATH: message": besides
+ * open/read errors, -EISDIR or -EBADFD for anything but a regular file or /dev/null (empty),
+ * refused before it is opened (a FIFO would block), and -EACCES for a file the daemon could
+ * not read, judged from its owner and mode bits as for uid 0 without CAP_DAC_OVERRIDE,
+ * whoever calls. */
 int config_load_file(const char *path, Config *c, char **ret_error);
 
 /* The effective configuration. With explicit_path (--config), only that file, which must
@@ -71,6 +77,8 @@ int config_load_file(const char *path, Config *c, char **ret_error);
  * root + UMSRESTORE_SYSCONFDIR, root + "/run" and root + "/usr/lib": a name in an earlier
  * directory masks the same name in a later one (a symlink to /dev/null masks), and the
  * remaining files are applied sorted by name. root may be NULL or "/" for the real root.
+ * Every file is opened as config_load_file() does; a drop-in directory the daemon could
+ * not list (same rule, read and search bits) is -EACCES too.
  * On failure, *ret is not written and *ret_error is set as for config_parse_string(). */
 int config_load(const char *root, const char *explicit_path, Config **ret, char **ret_error);
 

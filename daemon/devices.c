@@ -23,27 +23,48 @@ void pci_format_slot(char buf[static SLOT_MAX], uint16_t domain, uint8_t bus, ui
         snprintf(buf, SLOT_MAX, "%04x:%02x:%02x.%u", domain, bus, dev & 0x1f, func & 0x7);
 }
 
+/* Strict, for every slot a user or sysfs gives: exactly "DDDD:BB:DD.F" or "BB:DD.F" (domain
+ * 0), each field of fixed width in hex, upper- or lower-case digits accepted (sysfs and lspci
+ * print lower case); device at most 0x1f, function 0 to 7. No sign, "0x", padding, short
+ * field or trailing text: "0:0:2.0", "00:2.0" and " 00:02.0" are refused. */
 int pci_parse_slot(const char *s, uint16_t *ret_domain, uint8_t *ret_bus, uint8_t *ret_dev, uint8_t *ret_func)
 {
-        unsigned domain = 0, bus, dev, func;
-        int n = -1;
+        static const char long_form[] = "xxxx:xx:xx.x"; /* 'x': one hex digit, others literal */
+        unsigned field[4] = { 0 };                      /* domain, bus, device, function */
+        const char *form;
+        size_t len, k;
 
         if (!s)
                 return -EINVAL;
-        if (sscanf(s, "%4x:%2x:%2x.%1u%n", &domain, &bus, &dev, &func, &n) == 4 && n == (int)strlen(s))
-                goto ok;
-        domain = 0;
-        n = -1;
-        if (sscanf(s, "%2x:%2x.%1u%n", &bus, &dev, &func, &n) == 3 && n == (int)strlen(s))
-                goto ok;
-        return -EINVAL;
-ok:
-        if (dev > 0x1f || func > 7)
+        len = strlen(s);
+        if (len == strlen(long_form)) {
+                form = long_form;
+                k = 0;
+        } else if (len == strlen(long_form) - 5) {
+                form = long_form + 5;
+                k = 1;
+        } else
                 return -EINVAL;
-        *ret_domain = (uint16_t)domain;
-        *ret_bus = (uint8_t)bus;
-        *ret_dev = (uint8_t)dev;
-        *ret_func = (uint8_t)func;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)s[i];
+
+                if (form[i] != 'x') {
+                        if (c != (unsigned char)form[i])
+                                return -EINVAL;
+                        k++;
+                } else if (c >= '0' && c <= '9')
+                        field[k] = field[k] * 16 + (c - '0');
+                else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+                        field[k] = field[k] * 16 + ((c | 0x20) - 'a' + 10);
+                else
+                        return -EINVAL;
+        }
+        if (field[2] > 0x1f || field[3] > 7)
+                return -EINVAL;
+        *ret_domain = (uint16_t)field[0];
+        *ret_bus = (uint8_t)field[1];
+        *ret_dev = (uint8_t)field[2];
+        *ret_func = (uint8_t)field[3];
         return 0;
 }
 

@@ -81,4 +81,6 @@ DisplayDevice *device_list_find(DeviceList *l, const char *slot);
 
 /* "0000:00:02.0" */
 void pci_format_slot(char buf[static SLOT_MAX], uint16_t domain, uint8_t bus, uint8_t dev, uint8_t func);
+/* "0000:00:02.0" or "00:02.0", strictly (fixed-width hex fields, either case; see devices.c).
+ * -EINVAL for anything else; the outputs are written only on success. */
 int pci_parse_slot(const char *s, uint16_t *ret_domain, uint8_t *ret_bus, uint8_t *ret_dev, uint8_t *ret_func);

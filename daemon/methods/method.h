@@ -37,4 +37,12 @@ extern const MethodOps *const method_table[];
 extern const size_t method_table_size;
 
 const MethodOps *method_by_name(const char *name);
+/* The same for the n bytes at name (a word inside a longer string). Exact, case-sensitive. */
+const MethodOps *method_by_name_len(const char *name, size_t n);
+/* For "did you mean": the built-in method name closest to the n bytes at word if it is
+ * a likely typo (see suggest.h), else NULL. */
+const char *method_closest_name(const char *word, size_t n);
+/* Writes the built-in method names in table order, separated by ", ", to buf (truncated
+ * to size, always terminated). */
+void method_names_join(char *buf, size_t size);
 const MethodOps *method_by_id(uint16_t id);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of built-in methods in default plan order, and lookups by name and id.
- * Save runs in table order; restore runs in reverse. */
+/* The table of built-in methods in default plan order, lookups by name and id, and the
+ * method names for messages ("did you mean"). Save runs in table order; restore in reverse. */
 #include "methods/backlight.h"
 #include "methods/console.h"
 #include "methods/dpms.h"
 #include "methods/method.h"
 #include "methods/pci-config.h"
 #include "methods/vga.h"
+#include "suggest.h"
 
 /* Save order; restore runs it backwards and stops at the first failure:
  *   - pci-config comes back first: decoding and BARs, without which no register is reached;
@@ -34,10 +35,46 @@ const size_t method_table_size = ELEMENTSOF(method_table);
 
 const MethodOps *method_by_name(const char *name)
 {
-        for (size_t i = 0; i < method_table_size; i++)
-                if (method_table[i] && streq(method_table[i]->name, name))
-                        return method_table[i];
+        return name ? method_by_name_len(name, strlen(name)) : NULL;
+}
+
+const MethodOps *method_by_name_len(const char *name, size_t n)
+{
+        for (size_t i = 0; i < method_table_size; i++) {
+                const MethodOps *ops = method_table[i];
+
+                if (ops && strlen(ops->name) == n && memcmp(ops->name, name, n) == 0)
+                        return ops;
+        }
         return NULL;
+}
+
+const char *method_closest_name(const char *word, size_t n)
+{
+        const char *names[ELEMENTSOF(method_table)];
+
+        for (size_t i = 0; i < method_table_size; i++)
+                names[i] = method_table[i] ? method_table[i]->name : NULL;
+        return suggest_closest(word, n, names, method_table_size);
+}
+
+void method_names_join(char *buf, size_t size)
+{
+        size_t len = 0;
+
+        if (size == 0)
+                return;
+        buf[0] = '\0';
+        for (size_t i = 0; i < method_table_size && len < size; i++) {
+                int k;
+
+                if (!method_table[i])
+                        continue;
+                k = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", method_table[i]->name);
+                if (k < 0)
+                        break;
+                len += (size_t)k;
+        }
 }
 
 const MethodOps *method_by_id(uint16_t id)

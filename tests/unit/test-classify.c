@@ -246,6 +246,26 @@ static void test_parse_slot(void **s)
         assert_int_equal(pci_parse_slot("00:02.0x", &dom, &bus, &dev, &fn), -EINVAL);
         assert_int_equal(pci_parse_slot("garbage", &dom, &bus, &dev, &fn), -EINVAL);
         assert_int_equal(pci_parse_slot("", &dom, &bus, &dev, &fn), -EINVAL);
+        /* upper-case hex is accepted (lspci and sysfs print lower case; both mean the same) */
+        assert_int_equal(pci_parse_slot("000A:0B:1F.7", &dom, &bus, &dev, &fn), 0);
+        assert_int_equal(dom, 0xa);
+        assert_int_equal(bus, 0xb);
+        assert_int_equal(dev, 0x1f);
+        assert_int_equal(fn, 7);
+        /* fixed widths only: no short fields, no padding, no signs or 0x prefixes */
+        static const char *const refused[] = {
+                "0:0:2.0",       "0:00:02.0",     "000:00:02.0",   "00000:00:02.0", "0000:0:02.0",
+                "0000:00:2.0",   "00:2.0",        "0:02.0",        "000:02.0",      "00:002.0",
+                "00:02.00",      "00:02.",        " 00:02.0",      "00:02.0 ",      "0000:00:02.0 ",
+                "00:02.0\n",     "\t00:02.0",     "+0:02.0",       "-0:02.0",       "0x:02.0",
+                "00:+2.0",       "00:02.+0",      "00:02.-0",      "0000:00:02.0x", "0000-00:02.0",
+                "0000:00-02.0",  "0000:00:02:0",  "00.02.0",       "g0:02.0",       "0000:00:02",
+                "00:02",         "8086:27ae",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++)
+                if (pci_parse_slot(refused[i], &dom, &bus, &dev, &fn) != -EINVAL)
+                        fail_msg("pci_parse_slot() accepted '%s'", refused[i]);
+        assert_int_equal(pci_parse_slot(NULL, &dom, &bus, &dev, &fn), -EINVAL);
         pci_format_slot(buf, 0, 0, 2, 0);
         assert_string_equal(buf, "0000:00:02.0");
 }

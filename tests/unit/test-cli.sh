@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Command-line contract of umsrestored: --help, --version, usage errors (exit 2),
-# and actions that are not implemented yet failing loudly instead of pretending.
+# configuration errors (exit 8), and actions that are not implemented yet failing loudly.
 set -u
 BIN=${1:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
 DATA=${2:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
@@ -76,6 +76,17 @@ printf '[General]\nExclude=00:02.0\n' >"$tmp/c.conf"
 expect 0 'excluded by the configuration' --status --config "$tmp/c.conf" --root "$tmp/m"
 expect 3 'excluded by the configuration' --save-now --config "$tmp/c.conf" --root "$tmp/m"
 expect 2 '--config does not apply to --dump' --dump /dev/null --config "$tmp/c.conf"
+# a comment after a value is an error, not a silent truncation of the value
+printf '[General]\nMethods=vga ; pci-config\n' >"$tmp/c.conf"
+expect 8 "c.conf:2: unexpected ';' in the value of Methods= \\(comments go on their own line\\)" --check-config --config "$tmp/c.conf"
+# a FIFO is refused at once (reading it would wait for a writer forever)
+mkfifo "$tmp/fifo.conf"
+expect 8 "fifo.conf: cannot read: not a regular file \\(a FIFO\\)" --check-config --config "$tmp/fifo.conf"
+# --check-config fails where the daemon (root without CAP_DAC_OVERRIDE) would
+if [ "$(id -u)" -eq 0 ]; then
+    printf '[General]\n' >"$tmp/zero.conf"; chmod 0000 "$tmp/zero.conf"
+    expect 8 "zero.conf: the daemon cannot read this file \\(owner uid 0 gid 0, mode 0000; .*chmod 0644 " --check-config --config "$tmp/zero.conf"
+fi
 rm -rf "$tmp"
 
 # JSON is valid

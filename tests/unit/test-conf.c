@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for conf.c: defaults, every key, every error with its FILE:LINE, drop-in order
- * and masking in a temporary tree, device matching, format round trip, the shipped file. */
+/* Unit tests for the configuration (conf*.c): defaults, every key, every error with its
+ * FILE:LINE, drop-in order and masking in a temporary tree, files that are refused (FIFOs,
+ * files the daemon could not read), device matching, format round trip, the shipped file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <syslog.h>
 
 #include "conf.h"
@@ -87,6 +92,7 @@ static void assert_config_equal(const Config *a, const Config *b)
         assert_int_equal(a->console_switch, b->console_switch);
         assert_int_equal(a->vbe_post, b->vbe_post);
         assert_int_equal(a->save_deadline_usec, b->save_deadline_usec);
+        assert_int_equal(a->manual_deadline_usec, b->manual_deadline_usec);
         assert_int_equal(a->n_include, b->n_include);
         assert_true(matches_equal(a->include, b->include, a->n_include));
         assert_int_equal(a->n_exclude, b->n_exclude);
@@ -107,6 +113,7 @@ static void assert_defaults(const Config *c)
         assert_true(c->console_switch);
         assert_false(c->vbe_post);
         assert_int_equal(c->save_deadline_usec, 0);
+        assert_int_equal(c->manual_deadline_usec, CONFIG_MANUAL_DEADLINE_DEFAULT_USEC);
         assert_int_equal(c->n_include, 0);
         assert_int_equal(c->n_exclude, 0);
         assert_int_equal(c->log_level, LOG_INFO);
@@ -179,6 +186,101 @@ static const char *write_file(const char *root, const char *rel, const char *tex
         return path;
 }
 
+/* Runs config_load(root, explicit_path) in a child process bounded to a few seconds, so
+ * that a loader that blocks (on a FIFO, say) fails the test instead of hanging it.
+ * Returns the load's result; *ret_error gets its message ("" on success). */
+static int load_bounded(const char *root, const char *explicit_path, char **ret_error)
+{
+        int fds[2], status, r = 0;
+        char buf[4096];
+        size_t len = 0;
+        ssize_t n;
+        pid_t pid;
+
+        assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                Config *c = NULL;
+                char *error = NULL;
+                int q;
+
+                close(fds[0]);
+                q = config_load(root, explicit_path, &c, &error);
+                (void)!write(fds[1], &q, sizeof(q));
+                if (error)
+                        (void)!write(fds[1], error, strlen(error));
+                _exit(0);
+        }
+        close(fds[1]);
+        for (;;) {
+                struct pollfd p = { .fd = fds[0], .events = POLLIN };
+
+                if (poll(&p, 1, 5000) == 0) {
+                        kill(pid, SIGKILL);
+                        (void)waitpid(pid, &status, 0);
+                        close(fds[0]);
+                        fail_msg("config_load() did not return within 5 seconds");
+                }
+                n = read(fds[0], buf + len, sizeof(buf) - 1 - len);
+                if (n <= 0)
+                        break;
+                len += (size_t)n;
+        }
+        close(fds[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_true(len >= sizeof(r));
+        memcpy(&r, buf, sizeof(r));
+        buf[len] = '\0';
+        *ret_error = strdup(buf + sizeof(r));
+        assert_non_null(*ret_error);
+        return r;
+}
+
+/* config_load(root) must fail with exactly "PATH" + message, PATH being root + rel. */
+static void expect_load_error(const char *root, const char *rel, const char *message)
+{
+        _cleanup_free_ char *error = NULL, *expected = NULL;
+
+        assert_true(load_bounded(root, NULL, &error) < 0);
+        assert_true(asprintf(&expected, "%s%s%s", root, rel, message) > 0);
+        assert_string_equal(error, expected);
+}
+
+/* The refusal of a file or directory the daemon could not read: owner_mode is e.g.
+ * "uid 0 gid 0, mode 0000". */
+static void expect_unreadable(const char *root, const char *rel, bool dir, const char *owner_mode)
+{
+        _cleanup_free_ char *error = NULL, *expected = NULL, *path = NULL;
+
+        assert_true(asprintf(&path, "%s%s", root, rel) > 0);
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        assert_true(asprintf(&expected,
+                             "%s: the daemon cannot %s (owner %s; umsrestored runs as root without "
+                             "CAP_DAC_OVERRIDE): run 'chown root:root %s; chmod %s %s'",
+                             path, dir ? "list this directory" : "read this file", owner_mode, path,
+                             dir ? "0755" : "0644", path) > 0);
+        assert_string_equal(error, expected);
+}
+
+static void make_fifo(const char *root, const char *rel)
+{
+        _cleanup_free_ char *path = NULL;
+
+        assert_true(asprintf(&path, "%s%s", root, rel) > 0);
+        assert_int_equal(mkfifo(path, 0644), 0);
+}
+
+static void set_owner_mode(const char *root, const char *rel, uid_t uid, gid_t gid, mode_t mode)
+{
+        _cleanup_free_ char *path = NULL;
+
+        assert_true(asprintf(&path, "%s%s", root, rel) > 0);
+        assert_int_equal(chown(path, uid, gid), 0);
+        assert_int_equal(chmod(path, mode), 0);
+}
+
 #define SYSCONF UMSRESTORE_SYSCONFDIR
 #define DROPIN_ETC SYSCONF "/umsrestore.conf.d/"
 #define DROPIN_RUN "/run/umsrestore.conf.d/"
@@ -212,9 +314,11 @@ static void test_every_key(void **state)
                      "ConsoleSwitch=off\n"
                      "VBEPost=TRUE\n"
                      "SaveDeadlineSec=2.5\n"
+                     "ManualDeadlineSec=7.5\n"
                      "Include=00:02.0   8086:27AE\n"
                      "Exclude=0001:0a:1f.7\n"
-                     "LogLevel=debug ; a trailing comment\n"
+                     "; a comment on a line of its own\n"
+                     "LogLevel=debug\n"
                      "\n"
                      "[Device 8086:27ae]\n"
                      "Manage=no\n"
@@ -227,6 +331,7 @@ static void test_every_key(void **state)
         assert_string_equal(c->methods[1], "vga");
         assert_false(c->console_switch);
         assert_true(c->vbe_post);
+        assert_int_equal(c->manual_deadline_usec, 7500000);
         assert_int_equal(c->save_deadline_usec, 2500000);
         assert_int_equal(c->n_include, 2);
         assert_false(c->include[0].by_id);
@@ -310,11 +415,11 @@ static void test_empty_value_resets(void **state)
         _cleanup_free_ char *error = NULL;
 
         (void)state;
-        c = parse_ok("[General]\nMethods=vga\nConsoleSwitch=no\nVBEPost=yes\nSaveDeadlineSec=3\n"
+        c = parse_ok("[General]\nMethods=vga\nConsoleSwitch=no\nVBEPost=yes\nSaveDeadlineSec=3\nManualDeadlineSec=1\n"
                      "Include=00:02.0\nExclude=8086:27ae\nLogLevel=err\n"
                      "[Device 00:02.0]\nManage=no\nMethods=vga\n");
         assert_int_equal(
-                config_parse_string("[General]\nMethods=\nConsoleSwitch=\nVBEPost=\nSaveDeadlineSec=\n"
+                config_parse_string("[General]\nMethods=\nConsoleSwitch=\nVBEPost=\nSaveDeadlineSec=\nManualDeadlineSec=\n"
                                     "Include=\nExclude=\nLogLevel=\n"
                                     "[Device 0000:00:02.0]\nManage=\nMethods=\n",
                                     "drop-in.conf", c, &error),
@@ -352,7 +457,7 @@ static void test_errors(void **state)
                      "t.conf:2: unknown key 'loglevel' in [General] (did you mean 'LogLevel'?)");
         expect_error("[General]\nFrobnicate=1\n", "t.conf:2: unknown key 'Frobnicate' in [General] (known "
                                                   "keys: Methods, ConsoleSwitch, VBEPost, "
-                                                  "SaveDeadlineSec, Include, Exclude, LogLevel)");
+                                                  "SaveDeadlineSec, ManualDeadlineSec, Include, Exclude, LogLevel)");
         expect_error("[Device 00:02.0]\nManaged=no\n",
                      "t.conf:2: unknown key 'Managed' in [Device 00:02.0] (did you mean 'Manage'?)");
         expect_error("[General]\nManage=no\n",
@@ -363,13 +468,12 @@ static void test_errors(void **state)
         expect_error(
                 "LogLevel=debug\n[General]\n",
                 "t.conf:1: 'LogLevel=' is outside of any section (put it under [General] or [Device ...])");
-        /* bad booleans; '#' after a value is not a comment */
+        /* bad booleans; '#' after a value is not a comment but an error (see test_inline_comments) */
         expect_error(
                 "[General]\nVBEPost=maybe\n",
                 "t.conf:2: invalid boolean 'maybe' for VBEPost= (use yes/no, true/false, on/off or 1/0)");
         expect_error("[General]\nConsoleSwitch=yes # really\n",
-                     "t.conf:2: invalid boolean 'yes # really' for ConsoleSwitch= (use yes/no, true/false, "
-                     "on/off or 1/0)");
+                     "t.conf:2: unexpected '#' in the value of ConsoleSwitch= (comments go on their own line)");
         expect_error("[Device 00:02.0]\n\nManage=2\n",
                      "t.conf:3: invalid boolean '2' for Manage= (use yes/no, true/false, on/off or 1/0)");
         /* unknown methods */
@@ -399,6 +503,16 @@ static void test_errors(void **state)
         expect_error(
                 "[General]\nExclude=0x00:02.0\n",
                 "t.conf:2: invalid PCI slot '0x00:02.0' in Exclude= (expected 0000:00:02.0 or 00:02.0)");
+        /* one strict slot syntax, pci_parse_slot()'s: no short fields, no prefixes */
+        expect_error(
+                "[General]\nInclude=0:0:2.0\n",
+                "t.conf:2: invalid PCI slot '0:0:2.0' in Include= (expected 0000:00:02.0 or 00:02.0)");
+        expect_error(
+                "[Device 0000:00:2.0]\n",
+                "t.conf:1: invalid PCI slot '0000:00:2.0' in [Device 0000:00:2.0] (expected 0000:00:02.0 or "
+                "00:02.0)");
+        expect_error("[General]\nExclude=0x86:27ae\n",
+                     "t.conf:2: invalid PCI ID '0x86:27ae' in Exclude= (expected vendor:device, e.g. 8086:27ae)");
         expect_error("[Device 8086:27a]\n", "t.conf:1: invalid PCI ID '8086:27a' in [Device 8086:27a] "
                                             "(expected vendor:device, e.g. 8086:27ae)");
         expect_error(
@@ -456,7 +570,7 @@ static void test_syntax_errors(void **state)
         expect_error(
                 "[General]\nFoo=1\nbogus\n",
                 "t.conf:2: unknown key 'Foo' in [General] (known keys: Methods, ConsoleSwitch, VBEPost, "
-                "SaveDeadlineSec, Include, Exclude, LogLevel)");
+                "SaveDeadlineSec, ManualDeadlineSec, Include, Exclude, LogLevel)");
         /* an indented line is not the continuation of the previous value */
         expect_error("[General]\nMethods=vga\n  pci-config\n",
                      "t.conf:3: expected 'Key=Value', a [Section] header or a comment, got 'pci-config'");
@@ -464,7 +578,13 @@ static void test_syntax_errors(void **state)
         expect_error(
                 "\xef\xbb\xbf[General]\r\n  LogLevel=debug\r\n\r\n\tVBEPost=bogus\r\n",
                 "t.conf:4: invalid boolean 'bogus' for VBEPost= (use yes/no, true/false, on/off or 1/0)");
-        /* a line too long for inih is refused, not split in two */
+        /* "Key: Value" is not an assignment (inih took ':' for '='; the manual never did) */
+        expect_error("[General]\nLogLevel: debug\n",
+                     "t.conf:2: expected 'Key=Value', a [Section] header or a comment, got 'LogLevel: debug'");
+        /* a line of 200 characters is read, one more is refused */
+        snprintf(text, sizeof(text), "[General]\n#%0199d\n   LogLevel=debug  \n#%0200d\n", 0, 0);
+        expect_error(text, "t.conf:4: line is longer than 200 characters");
+        /* a line too long is refused, not split in two */
         snprintf(text, sizeof(text), "[General]\n# %0300d\nLogLevel=debug\n", 0);
         expect_error_prefix(text, "t.conf:2: line is longer than ");
         snprintf(text, sizeof(text), "[General]\nInclude=%0250d\n", 0);
@@ -685,6 +805,7 @@ static void test_format(void **state)
                                               "ConsoleSwitch=yes\n"
                                               "VBEPost=no\n"
                                               "SaveDeadlineSec=0\n"
+                                              "ManualDeadlineSec=20\n"
                                               "Include=\n"
                                               "Exclude=\n"
                                               "LogLevel=info\n");
@@ -701,6 +822,7 @@ static void test_format(void **state)
                                               "ConsoleSwitch=yes\n"
                                               "VBEPost=no\n"
                                               "SaveDeadlineSec=0.125\n"
+                                              "ManualDeadlineSec=20\n"
                                               "Include=00:02.0 0001:01:00.1 10de:0a6c\n"
                                               "Exclude=\n"
                                               "LogLevel=err\n"
@@ -744,6 +866,141 @@ static void test_shipped_file(void **state)
         assert_config_equal(loaded, defaults);
 }
 
+static void test_inline_comments(void **state)
+{
+        _cleanup_(config_freep) Config *c = NULL;
+
+        (void)state;
+        /* ';' and '#' after a value are errors, never comments: both the same way */
+        expect_error("[General]\nMethods=vga ; pci-config\n",
+                     "t.conf:2: unexpected ';' in the value of Methods= (comments go on their own line)");
+        expect_error("[General]\nMethods=vga # pci-config\n",
+                     "t.conf:2: unexpected '#' in the value of Methods= (comments go on their own line)");
+        expect_error("[General]\nLogLevel=debug;\n",
+                     "t.conf:2: unexpected ';' in the value of LogLevel= (comments go on their own line)");
+        expect_error("[Device 00:02.0]\n\nManage=no #x\n",
+                     "t.conf:3: unexpected '#' in the value of Manage= (comments go on their own line)");
+        expect_error("[General]\nInclude=;\n",
+                     "t.conf:2: unexpected ';' in the value of Include= (comments go on their own line)");
+        /* and after a section header */
+        expect_error("[General] ; settings\n",
+                     "t.conf:1: unexpected text after [General]: '; settings' (comments go on their own line)");
+        expect_error("[Device 00:02.0] # the laptop panel\n",
+                     "t.conf:1: unexpected text after [Device 00:02.0]: '# the laptop panel' (comments go on "
+                     "their own line)");
+        /* comments on their own line, indented or not, stay comments */
+        c = parse_ok("; one\n# two\n[General]\n  ; three\n\t# four\nMethods=vga pci-config\n");
+        assert_int_equal(c->n_methods, 2);
+}
+
+static void test_fifo(void **state)
+{
+        _cleanup_free_ char *error = NULL;
+        char *root = make_tree();
+
+        (void)state;
+        /* A FIFO as the main file: refused at once, not read (a reader would wait forever). */
+        write_file(root, DROPIN_ETC "10-ok.conf", "[General]\n");
+        make_fifo(root, SYSCONF "/umsrestore.conf");
+        expect_load_error(root, SYSCONF "/umsrestore.conf", ": cannot read: not a regular file (a FIFO)");
+        {
+                _cleanup_free_ char *path = NULL, *expected = NULL;
+
+                /* and as the file given with --config */
+                assert_true(asprintf(&path, "%s" SYSCONF "/umsrestore.conf", root) > 0);
+                assert_int_equal(load_bounded(root, path, &error), -EBADFD);
+                assert_true(asprintf(&expected, "%s: cannot read: not a regular file (a FIFO)", path) > 0);
+                assert_string_equal(error, expected);
+                free(TAKE_PTR(error));
+                assert_int_equal(unlink(path), 0);
+        }
+        /* A FIFO as a drop-in, in any of the three directories. */
+        make_fifo(root, DROPIN_ETC "20-fifo.conf");
+        expect_load_error(root, DROPIN_ETC "20-fifo.conf", ": cannot read: not a regular file (a FIFO)");
+        remove_tree(root);
+
+        root = make_tree();
+        write_file(root, DROPIN_LIB "10-ok.conf", "[General]\n");
+        make_fifo(root, DROPIN_LIB "20-fifo.conf");
+        expect_load_error(root, DROPIN_LIB "20-fifo.conf", ": cannot read: not a regular file (a FIFO)");
+        /* masked by /dev/null in /etc, it is not opened at all */
+        {
+                _cleanup_free_ char *link = NULL;
+
+                write_file(root, DROPIN_ETC "05-x.conf", "[General]\n");
+                assert_true(asprintf(&link, "%s" DROPIN_ETC "20-fifo.conf", root) > 0);
+                assert_int_equal(symlink("/dev/null", link), 0);
+                assert_int_equal(load_bounded(root, NULL, &error), 0);
+                assert_string_equal(error, "");
+        }
+        remove_tree(root);
+}
+
+/* Files the daemon (root without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH) could not read are
+ * refused whoever loads them: --check-config run as root must fail where the daemon would. */
+static void test_daemon_readable(void **state)
+{
+        _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *error = NULL, *expected = NULL, *dir = NULL;
+        char *root;
+
+        (void)state;
+        if (geteuid() != 0)
+                skip(); /* needs chown; CI runs as root */
+        root = make_tree();
+
+        /* root-owned, mode 0000 */
+        write_file(root, DROPIN_ETC "10-zero.conf", "[General]\n");
+        set_owner_mode(root, DROPIN_ETC "10-zero.conf", 0, 0, 0000);
+        expect_unreadable(root, DROPIN_ETC "10-zero.conf", false, "uid 0 gid 0, mode 0000");
+        assert_int_equal(unlink(write_file(root, DROPIN_ETC "10-zero.conf", "")), 0);
+
+        /* owned by uid 1000, mode 0600 */
+        write_file(root, DROPIN_RUN "20-user.conf", "[General]\n");
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 1000, 0600);
+        expect_unreadable(root, DROPIN_RUN "20-user.conf", false, "uid 1000 gid 1000, mode 0600");
+
+        /* The owner's bits apply when the owner matches, then the group's, then the others':
+         * other bits that would allow do not help a root-owned file without u+r. */
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 0, 0, 0044);
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 0, 0040); /* group root may read */
+        assert_int_equal(load_bounded(root, NULL, &error), 0);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 1000, 0604); /* others may read */
+        assert_int_equal(load_bounded(root, NULL, &error), 0);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 1000, 0, 0604); /* group bits apply: none */
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, DROPIN_RUN "20-user.conf", 0, 0, 0400);
+        assert_int_equal(load_bounded(root, NULL, &error), 0);
+        free(TAKE_PTR(error));
+
+        /* a drop-in directory the daemon cannot list */
+        assert_true(asprintf(&dir, "%s" DROPIN_LIB, root) > 0);
+        mkdir_p(dir);
+        set_owner_mode(root, DROPIN_LIB, 1000, 1000, 0700);
+        expect_unreadable(root, "/usr/lib/umsrestore.conf.d", true, "uid 1000 gid 1000, mode 0700");
+        set_owner_mode(root, DROPIN_LIB, 0, 0, 0755);
+
+        /* the main file, and the file given with --config */
+        write_file(root, SYSCONF "/umsrestore.conf", "[General]\n");
+        set_owner_mode(root, SYSCONF "/umsrestore.conf", 1000, 1000, 0640);
+        assert_int_equal(load_bounded(root, NULL, &error), -EACCES);
+        assert_non_null(strstr(error, "/umsrestore.conf: the daemon cannot read this file (owner uid 1000 "
+                                      "gid 1000, mode 0640;"));
+        free(TAKE_PTR(error));
+        assert_true(asprintf(&expected, "%s" SYSCONF "/umsrestore.conf", root) > 0);
+        assert_int_equal(load_bounded(root, expected, &error), -EACCES);
+        free(TAKE_PTR(error));
+        set_owner_mode(root, SYSCONF "/umsrestore.conf", 0, 0, 0600);
+        assert_int_equal(config_load(root, NULL, &c, &error), 0);
+        assert_null(error);
+        remove_tree(root);
+}
+
 int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
@@ -753,6 +1010,8 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_dropins),  cmocka_unit_test(test_main_file_optional),
                 cmocka_unit_test(test_explicit), cmocka_unit_test(test_matching),
                 cmocka_unit_test(test_format),   cmocka_unit_test(test_shipped_file),
+                cmocka_unit_test(test_inline_comments), cmocka_unit_test(test_fifo),
+                cmocka_unit_test(test_daemon_readable),
         };
 
         if (argc < 2) {
@@ -760,5 +1019,6 @@ int main(int argc, char **argv)
                 return 2;
         }
         testdata_dir = argv[1];
+        umask(022); /* the files the tests write are readable as the daemon reads them */
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
