@@ -57,7 +57,7 @@ static int cli_setup(const ActionArgs *a, RunDirNeed need, CliSetup *s)
                 c->survey.classify_env = classify_env_default(a->root);
                 state_dir = s->state_dir;
                 state_uid = geteuid();
-        } else if (c->hw->test_only) {
+        } else if (c->hw->test_only && need != RUNDIR_NONE) {
                 log_error("This is a test build with the simulated '%s' backend; it refuses the real machine. "
                           "Give --root with a fake sysfs tree, or use the installed umsrestored.",
                           c->hw->name);

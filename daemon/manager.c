@@ -415,7 +415,10 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
                 if (m->child_op == ENGINE_SAVE) {
                         log_warning("The save pass is still running after wake; stopping it, nothing will be restored.");
                         (void)kill(m->child, SIGKILL);
-                }
+                } else
+                        log_notice("The %s pass is still running after wake: nothing was saved for this sleep, not "
+                                   "restoring.",
+                                   engine_op_to_string(m->child_op));
                 return 0; /* on_child_exit takes the lock again */
         }
         if (!m->saved_this_sleep) {

@@ -880,8 +880,13 @@ int state_invalidate(int dir_fd, const char *slot)
         r = state_file_name(slot, STATE_SUFFIX ".prev", prev);
         if (r < 0)
                 return r;
-        if (renameat(dir_fd, name, dir_fd, prev) < 0)
-                return errno == ENOENT ? 0 : negative_errno();
+        if (renameat(dir_fd, name, dir_fd, prev) < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                /* No .prev then, but never a restorable old file. */
+                if (unlinkat(dir_fd, name, 0) < 0)
+                        return errno == ENOENT ? 0 : negative_errno();
+        }
         if (fsync(dir_fd) < 0)
                 return negative_errno();
         return 1;

@@ -108,6 +108,19 @@ class DaemonTest(dbusmock.DBusTestCase):
     def sim_diff(self, a, b):
         return subprocess.run([SIMCTL, "diff", a, b], stdout=subprocess.PIPE, text=True)
 
+    def use_machine(self, name):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(DATA, "machines", name), self.root, symlinks=True)
+
+    def sim_vt(self):
+        return int(subprocess.run([SIMCTL, "vt", self.sim], stdout=subprocess.PIPE, text=True, check=True).stdout)
+
+    def write_conf(self, text):
+        conf = os.path.join(self.tmp, "test.conf")
+        with open(conf, "w") as f:
+            f.write(text)
+        return conf
+
     def sim_live(self):
         return subprocess.run([SIMCTL, "live", self.sim], stdout=subprocess.DEVNULL).returncode == 0
 
@@ -249,8 +262,9 @@ class DaemonTest(dbusmock.DBusTestCase):
     def test_save_error_releases_lock(self):
         self.start_daemon()
         self.wait_lock(True)
-        # the state file's place is taken by a directory: the save must fail
-        os.makedirs(self.state)
+        # the undo record's place is taken by a directory: the save must fail at the console
+        # method, before the VT switch
+        os.makedirs(os.path.join(self.state_dir, SLOT + ".undo", "x"))
         t0 = time.monotonic()
         self.emit_sleep(True)
         self.wait_lock(False, timeout=5.0)
@@ -279,6 +293,97 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.wait_lock(True)
         self.assertIn("not restoring", self.log_text())
         self.assertIsNone(self.daemon.poll())
+
+    def test_partial_save_restores_the_rest(self):
+        # two managed devices, the second cannot be opened: the first is still restored
+        # after wake (and its console switched back), the second is named
+        self.use_machine("two-gpus-none-kms")
+        self.start_daemon(env_extra={"UMSRESTORE_TEST_FAIL_OPEN": "0000:01:00.0"})
+        self.wait_lock(True)
+        self.emit_sleep(True)
+        self.wait_lock(False, timeout=5.0)
+        wait_for(lambda: "Saved the display state of some devices" in self.log_text(), 5, "the partial save")
+        self.assertIn("0000:01:00.0: save failed: cannot open the device", self.log_text())
+        self.assertNotEqual(self.sim_vt(), 1, "the save did not move to a spare VT")
+        subprocess.run([SIMCTL, "wake", self.sim], check=True)
+        self.assertFalse(self.sim_live())
+        self.emit_sleep(False)
+        wait_for(lambda: "Restored the display state of some devices" in self.log_text(), 5, "the restore")
+        self.wait_lock(True)
+        self.assertTrue(self.sim_live(), "the device that saved was not restored")
+        self.assertEqual(self.sim_vt(), 1)
+        self.assertEqual(self.sim_diff(self.before, self.sim).returncode, 0)
+
+    def test_killed_save_switches_back(self):
+        # the save hangs right after its VT switch and is killed at the deadline: the
+        # daemon rolls the switch back, and nothing of it is restored after wake
+        conf = self.write_conf("[General]\nSaveDeadlineSec=0.5\n")
+        self.start_daemon("--config", conf, env_extra={"UMSRESTORE_TEST_HANG_AFTER_VT_SWITCH": "1"})
+        self.wait_lock(True)
+        self.emit_sleep(True)
+        self.wait_lock(False, timeout=3.0)
+        wait_for(lambda: "rolled back what an unfinished save changed" in self.log_text(), 5, "the rollback")
+        self.assertEqual(self.sim_vt(), 1, "the console was left on the spare VT")
+        self.assertFalse(os.path.exists(os.path.join(self.state_dir, SLOT + ".undo")))
+        self.emit_sleep(False)
+        self.wait_lock(True)
+        self.assertIn("not restoring", self.log_text())
+
+    def test_killed_save_leaves_no_old_state(self):
+        # a state from an earlier sleep is not restorable once a save for this sleep began
+        self.start_daemon()
+        self.wait_lock(True)
+        self.emit_sleep(True)
+        self.wait_lock(False, timeout=5.0)
+        self.assertTrue(os.path.exists(self.state))
+        self.emit_sleep(False)
+        wait_for(lambda: "Restored display state" in self.log_text(), 5, "the first restore")
+        self.wait_lock(True)
+        self.daemon.kill()
+        self.daemon.wait()
+        conf = self.write_conf("[General]\nSaveDeadlineSec=0.5\n")
+        self.start_daemon("--config", conf, env_extra={"UMSRESTORE_TEST_HANG_AFTER_VT_SWITCH": "1"})
+        self.wait_lock(True)
+        self.emit_sleep(True)
+        self.wait_lock(False, timeout=3.0)
+        wait_for(lambda: "rolled back" in self.log_text(), 5, "the rollback")
+        self.assertFalse(os.path.exists(self.state), "the previous sleep's state is still restorable")
+        r = subprocess.run([BIN, "--root", self.root, "--restore-now"], env=dict(os.environ, UMSRESTORE_TEST_HW_SIM=self.sim),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(r.returncode, 4, r.stdout)
+
+    def test_no_lock_taken_mid_sleep(self):
+        # a restore still running when the next PrepareForSleep(true) arrives must not take
+        # a delay lock when it ends: logind would wait for it the whole InhibitDelayMaxSec
+        self.start_daemon(env_extra={"UMSRESTORE_TEST_SLOW_RESTORE_MS": "1500"})
+        self.wait_lock(True)
+        self.emit_sleep(True)
+        self.wait_lock(False, timeout=5.0)
+        self.emit_sleep(False)
+        time.sleep(0.3)
+        self.emit_sleep(True)
+        wait_for(lambda: "Restored display state" in self.log_text(), 5, "the slow restore to end")
+        time.sleep(0.5)
+        self.assertEqual(self.our_locks(), [], "a delay lock was taken in the middle of a sleep")
+        self.emit_sleep(False)
+        self.wait_lock(True)
+
+    def test_stuck_child_holds_no_lock(self):
+        # the daemon dies while its save child hangs: the child must not keep logind's
+        # delay lock (nor daemon.lock) alive
+        self.start_daemon(env_extra={"UMSRESTORE_TEST_SLOW_SAVE_MS": "4000"})
+        self.wait_lock(True)
+        self.emit_sleep(True)
+        time.sleep(0.3)
+        children = subprocess.run(["pgrep", "-P", str(self.daemon.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+        self.assertEqual(len(children), 1, "no save child")
+        self.daemon.kill()
+        self.daemon.wait()
+        self.wait_lock(False, timeout=1.0)
+        self.assertTrue(os.path.exists(f"/proc/{children[0]}"), "the child is gone already: nothing was shown")
+        held = subprocess.run(["flock", "-n", os.path.join(self.state_dir, "daemon.lock"), "true"])
+        self.assertEqual(held.returncode, 0, "the save child holds daemon.lock")
+        os.kill(int(children[0]), signal.SIGKILL)
 
     def test_excluded_device_no_lock(self):
         # the only device is excluded by the configuration: idle, no lock, nothing saved

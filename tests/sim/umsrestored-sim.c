@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* umsrestored-sim: the umsrestored command line on a simulated std VGA, for the unit and
  * D-Bus suites. Built, never installed; refuses the real root. Test switches (environment):
- *   UMSRESTORE_TEST_HW_SIM=FILE          the simulator image (required); every device
+ *   UMSRESTORE_TEST_HW_SIM=FILE          the simulator image (needed by passes); every device
  *                                        shares it; loaded at a pass's first open, stored
  *                                        at its end
  *   UMSRESTORE_TEST_SLOW_SAVE_MS=N       each save pass waits N ms before it starts
+ *   UMSRESTORE_TEST_SLOW_RESTORE_MS=N    each restore pass waits N ms before it starts
  *   UMSRESTORE_TEST_FAIL_OPEN=SLOT       opening this device fails (-ENODEV)
  *   UMSRESTORE_TEST_HANG_AFTER_VT_SWITCH=1
  *                                        a save pass hangs for good right after a VT
@@ -17,7 +18,7 @@
 typedef struct SimBackend {
         const char *path;
         const char *fail_open;
-        unsigned long slow_save_ms;
+        unsigned long slow_save_ms, slow_restore_ms;
         bool hang_after_vt_switch;
         bool in_save;
         HwSim *sim;
@@ -53,11 +54,16 @@ static int sim_backend_open(const DisplayDevice *d, void *userdata, Hw **ret)
 static int sim_backend_begin(void *userdata, const char *what)
 {
         SimBackend *b = userdata;
+        unsigned long ms;
 
+        if (!b->path || !b->path[0]) {
+                fprintf(stderr, "umsrestored-sim: set UMSRESTORE_TEST_HW_SIM=FILE (a simulator image).\n");
+                return -EINVAL;
+        }
         b->in_save = streq(what, "save");
-        if (b->in_save && b->slow_save_ms > 0) {
-                struct timespec ts = { .tv_sec = (time_t)(b->slow_save_ms / 1000),
-                                       .tv_nsec = (long)(b->slow_save_ms % 1000) * 1000000L };
+        ms = b->in_save ? b->slow_save_ms : streq(what, "restore") ? b->slow_restore_ms : 0;
+        if (ms > 0) {
+                struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L };
                 (void)nanosleep(&ts, NULL);
         }
         return 0;
@@ -86,15 +92,13 @@ int main(int argc, char *argv[])
                 .userdata = &sb,
         };
         const char *slow = getenv("UMSRESTORE_TEST_SLOW_SAVE_MS");
+        const char *slow_restore = getenv("UMSRESTORE_TEST_SLOW_RESTORE_MS");
         const char *hang = getenv("UMSRESTORE_TEST_HANG_AFTER_VT_SWITCH");
 
         sb.path = getenv("UMSRESTORE_TEST_HW_SIM");
-        if (!sb.path || !sb.path[0]) {
-                fprintf(stderr, "umsrestored-sim: set UMSRESTORE_TEST_HW_SIM=FILE (a simulator image).\n");
-                return 2;
-        }
         sb.fail_open = getenv("UMSRESTORE_TEST_FAIL_OPEN");
         sb.slow_save_ms = slow ? strtoul(slow, NULL, 10) : 0;
+        sb.slow_restore_ms = slow_restore ? strtoul(slow_restore, NULL, 10) : 0;
         sb.hang_after_vt_switch = hang && streq(hang, "1");
         return umsrestored_main(argc, argv, &backend);
 }

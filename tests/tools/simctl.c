@@ -8,7 +8,8 @@ static int usage(void)
         fprintf(stderr, "usage: simctl init FILE mode3|mode12 [SEED]\n"
                         "       simctl wake|wake-full FILE\n"
                         "       simctl diff FILE1 FILE2     (exit 1 if they differ)\n"
-                        "       simctl live FILE            (exit 1 if the display is off)\n");
+                        "       simctl live FILE            (exit 1 if the display is off)\n"
+                        "       simctl vt FILE              (prints the active VT)\n");
         return 2;
 }
 
@@ -68,6 +69,12 @@ int main(int argc, char *argv[])
                 hw_sim_unref(sim);
                 printf("%s\n", live ? "live" : "off");
                 return live ? 0 : 1;
+        }
+        if (streq(cmd, "vt") && argc == 3) {
+                HwSim *sim = load(path);
+                printf("%u\n", hw_sim_vt_active(sim));
+                hw_sim_unref(sim);
+                return 0;
         }
         if (streq(cmd, "diff") && argc == 4) {
                 HwSim *a = load(path), *b = load(argv[3]);
