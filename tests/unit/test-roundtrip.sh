@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The manual actions end to end on a simulated std VGA (the documented test switch
-# UMSRESTORE_TEST_HW_SIM with --root): save → dump → wake → restore gives the device back
-# byte for byte, and every bad state file is refused without touching the device.
+# The manual actions end to end on a simulated std VGA (umsrestored-sim with --root):
+# save → dump → wake → restore gives the device back byte for byte, every bad state file
+# is refused without touching the device, one failing device does not cost the other,
+# and nothing run by hand hangs.
 set -u
 BIN=${1:?usage: test-roundtrip.sh UMSRESTORED SIMCTL TESTDATA}
 SIMCTL=${2:?}
@@ -62,6 +63,7 @@ refuse() {
 refuse truncated 'head -c 1000 "$T/good" >"$STATE"'
 refuse tampered 'cp "$T/good" "$STATE"; printf "\377" | dd of="$STATE" bs=1 seek=5000 conv=notrunc 2>/dev/null'
 refuse "group-writable" 'chmod 660 "$STATE"'
+refuse "other-readable (it holds the console text)" 'chmod 604 "$STATE"'
 refuse symlinked 'rm "$STATE"; ln -s "$T/good" "$STATE"'
 refuse foreign 'echo 0x1112 >"$T/m/sys/bus/pci/devices/0000:00:02.0/device"'
 echo 0x1111 >"$T/m/sys/bus/pci/devices/0000:00:02.0/device"
@@ -94,8 +96,55 @@ else
     bad "flock(1) missing: cannot test the busy path"
 fi
 
-# The test switch is refused without --root.
-code 2 "the simulator switch needs --root" "$BIN" --save-now
+# The simulator build refuses the real machine, however the root is spelled.
+code 2 "the simulator build needs --root" "$BIN" --save-now
+code 2 "--root // is the real machine" "$BIN" --root // --save-now
+code 2 "--root /. is the real machine" "$BIN" --root /. --restore-now
+
+# What an unfinished write left is swept by the next pass (under the lock).
+LEFT="$T/m/run/umsrestore/0000:00:02.0.state.tmp-0123456789abcdef"
+: >"$LEFT"
+code 0 "save-now with a crash's leftover in the run directory" U --save-now
+[ ! -e "$LEFT" ] && ok "the leftover temp file is gone" || bad "leftover temp file still there"
+
+# Nothing a user runs by hand hangs on a FIFO.
+mkfifo "$T/fifo"
+code 5 "--dump of a FIFO is refused at once" timeout 10 "$BIN" --dump "$T/fifo"
+grep -q "not a regular file" "$T/out" && ok "the message says why" || bad "no 'not a regular file' message"
+LAST="$T/m/run/umsrestore/0000:00:02.0.last-save"
+rm -f "$LAST"; mkfifo "$LAST"
+code 0 "--status with a FIFO as the last-save record" timeout 10 "$BIN" --root "$T/m" --status
+grep -q "last save: never" "$T/out" && ok "the FIFO is not read as a record" || bad "status read the FIFO record"
+rm -f "$LAST"
+
+# A --save-now that hangs after its VT switch is stopped at ManualDeadlineSec= and the
+# switch is rolled back.
+"$SIMCTL" init "$T/sim" mode3 7
+printf '[General]\nManualDeadlineSec=1\n' >"$T/deadline.conf"
+start=$(date +%s)
+code 11 "a hung --save-now is stopped at its deadline" env UMSRESTORE_TEST_HANG_AFTER_VT_SWITCH=1 \
+    "$BIN" --root "$T/m" --config "$T/deadline.conf" --save-now
+took=$(( $(date +%s) - start ))
+[ "$took" -le 8 ] && ok "stopped within the bound ($took s)" || bad "took $took s"
+[ "$("$SIMCTL" vt "$T/sim")" = 1 ] && ok "the console is back on VT 1" || bad "console left on VT $("$SIMCTL" vt "$T/sim")"
+[ ! -e "$T/m/run/umsrestore/0000:00:02.0.undo" ] && ok "no undo record left" || bad "undo record left behind"
+code 4 "nothing from the stopped save is restorable" U --restore-now
+
+# Two managed devices, the second cannot be opened: per-device results, exit 10.
+cp -r "$DATA/machines/two-gpus-none-kms" "$T/m2"
+"$SIMCTL" init "$T/sim2" mode3 9
+cp "$T/sim2" "$T/before2"
+U2() { env UMSRESTORE_TEST_HW_SIM="$T/sim2" UMSRESTORE_TEST_FAIL_OPEN=0000:01:00.0 "$BIN" --root "$T/m2" "$@"; }
+code 10 "save-now with one failing device says 'partly failed'" U2 --save-now
+grep -q "0000:01:00.0: save failed: cannot open the device" "$T/out" && ok "the failing device is named with its reason" \
+    || bad "no per-device failure line"
+grep -q "0000:00:02.0: saved" "$T/out" && ok "the other device is reported saved" || bad "no line for the saved device"
+grep -q "(null)" "$T/out" && bad "a message says (null)" || ok "no '(null)' in the messages"
+"$SIMCTL" wake "$T/sim2"
+code 10 "restore-now restores the device that saved" U2 --restore-now
+grep -q "0000:01:00.0: restore failed: not restored: no state was saved" "$T/out" && ok "the other is named" \
+    || bad "no line for the device without state"
+check "  ...which is identical to before" "$SIMCTL" diff "$T/before2" "$T/sim2"
 
 echo "1..$n"
 exit $fail
