@@ -104,7 +104,7 @@ def main():
                 try:
                     dev = [x for x in json.loads(sj[sj.index('{'):sj.rindex('}') + 1])['devices']
                            if x['slot'] == SLOT][0]
-                    verdict = f"{dev['verdict']}: {dev['reason']} (methods: {dev.get('methods') or '-'})"
+                    verdict = f"{dev['verdict']}: {dev['reason']} (methods: {', '.join(dev.get('methods') or []) or '-'})"
                 except (ValueError, IndexError, KeyError):
                     verdict = ' '.join(st.split())
                 rc, o = m.run('umsrestored --save-now', d)

@@ -333,7 +333,7 @@ def case_console(c):
     restore, so the kernel redraws tty1 onto programmed hardware; identical picture."""
     c.boot('std')
     st = c.device(c.status_json())
-    methods = [s.strip() for s in (st.get('methods') or '').split(',')]
+    methods = st.get('methods') or []
     if 'console' not in methods:
         raise Skip(f"umsrestored --status lists no console method for {SLOT} (methods: {st.get('methods')}): "
                    'this case waits for it')
@@ -449,7 +449,7 @@ def case_caps(c):
     check(os.access(SETPRIV, os.X_OK), f'{SETPRIV} (util-linux, tools/packages.txt) is missing on the host')
     c.boot('std', tools={SETPRIV.lstrip('/'): SETPRIV})
     st = c.device(c.status_json())
-    methods = [s.strip() for s in (st.get('methods') or '').split(',')]
+    methods = st.get('methods') or []
     check('console' in methods, f"default plan for {SLOT} lacks the console method: {st.get('methods')}")
     V.log(f"--status: {SLOT} {st.get('verdict')}, methods {st.get('methods')}")
     before = c.picture()
