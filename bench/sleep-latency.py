@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Benchmark: time from PrepareForSleep(true) to the release of the logind delay lock,
 # median of N cycles, on a private bus with dbusmock's logind. Side by side:
-#   umsrestored   the real daemon saving a simulated std VGA (text mode, 4 planes)
+#   umsrestored   the daemon (umsrestored-sim: the same code on a simulated std VGA, text mode, 4 planes)
 #   no-op holder  a minimal client that closes its lock as soon as the signal arrives
 #                 (what any inhibitor costs at least: D-Bus delivery and the mock's view)
 # Usage: bench/sleep-latency.py BUILD-DIR [N]
@@ -20,7 +20,7 @@ import dbusmock
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(BUILD, "daemon", "umsrestored")
+BIN = os.path.join(BUILD, "tests", "sim", "umsrestored-sim")
 SIMCTL = os.path.join(BUILD, "tests", "simctl")
 MGR = "org.freedesktop.login1.Manager"
 

@@ -266,12 +266,27 @@ static int write_back(Hw *hw, const DisplayDevice *d, const StateFile *s, Device
         return 0;
 }
 
+/* Opens the device and writes s back (see write_back()). */
+static int open_and_write_back(const EngineConfig *c, const DisplayDevice *d, const StateFile *s,
+                               DeviceResult *res, Buffer *report)
+{
+        _cleanup_(hw_freep) Hw *hw = NULL;
+        int r;
+
+        r = c->hw->open(d, c->hw->userdata, &hw);
+        if (r < 0) {
+                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
+                         STRERROR(r));
+                return r;
+        }
+        return write_back(hw, d, s, res, report);
+}
+
 static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
 {
         const DisplayDevice *d = &sd->device;
         _cleanup_(state_file_freep) StateFile *s = NULL;
         _cleanup_(buffer_done) Buffer report = { 0 };
-        _cleanup_(hw_freep) Hw *hw = NULL;
         int r;
 
         /* Everything is validated before the device is even opened: never half a state. */
@@ -288,14 +303,7 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
                 }
                 return r;
         }
-
-        r = c->hw->open(d, c->hw->userdata, &hw);
-        if (r < 0) {
-                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
-                         STRERROR(r));
-                return r;
-        }
-        r = write_back(hw, d, s, res, &report);
+        r = open_and_write_back(c, d, s, res, &report);
         if (r < 0)
                 return r;
         if (res->mismatches > 0) {
@@ -316,7 +324,6 @@ static int rollback_device(const EngineConfig *c, const SurveyDevice *sd, Device
         const DisplayDevice *d = &sd->device;
         _cleanup_(state_file_freep) StateFile *s = NULL;
         _cleanup_(buffer_done) Buffer report = { 0 };
-        _cleanup_(hw_freep) Hw *hw = NULL;
         int r;
 
         r = engine_load_state(c, d, STATE_UNDO_SUFFIX, &s);
@@ -329,13 +336,7 @@ static int rollback_device(const EngineConfig *c, const SurveyDevice *sd, Device
                 remove_undo(c, d);
                 return r;
         }
-        r = c->hw->open(d, c->hw->userdata, &hw);
-        if (r < 0) {
-                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
-                         STRERROR(r));
-                return r;
-        }
-        r = write_back(hw, d, s, res, &report);
+        r = open_and_write_back(c, d, s, res, &report);
         if (r < 0)
                 return r;
         remove_undo(c, d);

@@ -120,12 +120,12 @@ int rundir_open(const char *path, uid_t uid, bool create, RunDir **ret, char **r
         return 0;
 }
 
-static int open_lock_file(const RunDir *d, const char *name)
+int open_regular_at(int dir_fd, const char *name, int flags, mode_t mode)
 {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
 
-        fd = openat(d->fd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+        fd = openat(dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
         if (fd < 0)
                 return negative_errno();
         if (fstat(fd, &st) < 0)
@@ -133,6 +133,11 @@ static int open_lock_file(const RunDir *d, const char *name)
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
         return TAKE_FD(fd);
+}
+
+static int open_lock_file(const RunDir *d, const char *name)
+{
+        return open_regular_at(d->fd, name, O_RDWR | O_CREAT, 0600);
 }
 
 int rundir_lock(const RunDir *d, uint64_t timeout_usec)
@@ -244,18 +249,13 @@ int rundir_sweep_temp(const RunDir *d)
 
 int rundir_open_regular(const RunDir *d, const char *name, int *ret_fd)
 {
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
+        int fd;
 
         if (!d || !name || !ret_fd)
                 return -EINVAL;
-        fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = open_regular_at(d->fd, name, O_RDONLY, 0);
         if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        *ret_fd = TAKE_FD(fd);
+                return fd;
+        *ret_fd = fd;
         return 0;
 }

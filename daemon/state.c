@@ -65,6 +65,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "rundir.h"
 #include "state.h"
 
 #define STATE_HEADER_SIZE 152u
@@ -641,13 +642,11 @@ static int open_checked(int dir_fd, const char *name, uid_t expected_uid, size_t
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
 
-        fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = open_regular_at(dir_fd, name, O_RDONLY, 0);
         if (fd < 0)
-                return negative_errno();
+                return fd;
         if (fstat(fd, &st) < 0)
                 return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
         /* It may hold the console's text: readable by its owner only. */
         if (expected_uid != STATE_OWNER_ANY && (st.st_uid != expected_uid || (st.st_mode & 077)))
                 return -EPERM;
@@ -825,7 +824,9 @@ static int write_atomic(int dir_fd, const char *name, const char *prev, const vo
         return 0;
 }
 
-int state_write(int dir_fd, const StateFile *s, const StateWriteHook *hook)
+/* Serializes s and writes it as "<slot><suffix>" (keeping "<slot><prev_suffix>" if given). */
+static int serialize_and_write(int dir_fd, const StateFile *s, const char *suffix, const char *prev_suffix,
+                               const StateWriteHook *hook)
 {
         _cleanup_(buffer_done) Buffer b = { 0 };
         char name[STATE_NAME_MAX], prev[STATE_NAME_MAX];
@@ -833,33 +834,28 @@ int state_write(int dir_fd, const StateFile *s, const StateWriteHook *hook)
 
         if (dir_fd < 0 || !s)
                 return -EINVAL;
-        r = state_file_name(s->identity.slot, STATE_SUFFIX, name);
+        r = state_file_name(s->identity.slot, suffix, name);
         if (r < 0)
                 return r;
-        r = state_file_name(s->identity.slot, STATE_SUFFIX ".prev", prev);
-        if (r < 0)
-                return r;
+        if (prev_suffix) {
+                r = state_file_name(s->identity.slot, prev_suffix, prev);
+                if (r < 0)
+                        return r;
+        }
         r = state_serialize(s, &b);
         if (r < 0)
                 return r;
-        return write_atomic(dir_fd, name, prev, b.data, b.size, hook);
+        return write_atomic(dir_fd, name, prev_suffix ? prev : NULL, b.data, b.size, hook);
+}
+
+int state_write(int dir_fd, const StateFile *s, const StateWriteHook *hook)
+{
+        return serialize_and_write(dir_fd, s, STATE_SUFFIX, STATE_SUFFIX ".prev", hook);
 }
 
 int state_write_undo(int dir_fd, const StateFile *s)
 {
-        _cleanup_(buffer_done) Buffer b = { 0 };
-        char name[STATE_NAME_MAX];
-        int r;
-
-        if (dir_fd < 0 || !s)
-                return -EINVAL;
-        r = state_file_name(s->identity.slot, STATE_UNDO_SUFFIX, name);
-        if (r < 0)
-                return r;
-        r = state_serialize(s, &b);
-        if (r < 0)
-                return r;
-        return write_atomic(dir_fd, name, NULL, b.data, b.size, NULL);
+        return serialize_and_write(dir_fd, s, STATE_UNDO_SUFFIX, NULL, NULL);
 }
 
 int state_write_record(int dir_fd, const char *name, const void *data, size_t len)

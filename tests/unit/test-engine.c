@@ -66,6 +66,18 @@ static void setup_config(EngineConfig *c, const char *machine, char **ret_root, 
         *ret_dir = dir;
 }
 
+/* The simulator, made before the first pass (so a test can set it up), for the machine's
+ * first device, in text mode 3. */
+static void make_sim(const EngineConfig *c, Opener *o, uint32_t seed)
+{
+        _cleanup_(survey_freep) Survey *sv = NULL;
+
+        assert_int_equal(survey_run(&c->survey, &sv), 0);
+        assert_int_equal(hw_sim_new(&sv->devices[0].device, &o->sim, NULL), 0);
+        hw_sim_load_mode3(o->sim);
+        hw_sim_fill_planes(o->sim, seed);
+}
+
 static void opener_done(Opener *o)
 {
         o->sim = hw_sim_unref(o->sim);
@@ -227,13 +239,7 @@ static void test_failed_save_rolls_back(void **s)
         (void)s;
 
         setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
-        {
-                _cleanup_(survey_freep) Survey *sv = NULL;
-                assert_int_equal(survey_run(&c.survey, &sv), 0);
-                assert_int_equal(hw_sim_new(&sv->devices[0].device, &o.sim, NULL), 0);
-                hw_sim_load_mode3(o.sim);
-                hw_sim_fill_planes(o.sim, 4);
-        }
+        make_sim(&c, &o, 4);
         /* the planes cannot be read: the vga save fails after the console switch */
         hw_sim_fail_type(o.sim, HW_SIM_MEM_READ, true);
 
@@ -343,13 +349,7 @@ static void test_rollback_after_killed_save(void **s)
 
         setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
         /* the simulator first, so the child and the parent start from the same device */
-        {
-                _cleanup_(survey_freep) Survey *sv = NULL;
-                assert_int_equal(survey_run(&c.survey, &sv), 0);
-                assert_int_equal(hw_sim_new(&sv->devices[0].device, &o.sim, NULL), 0);
-                hw_sim_load_mode3(o.sim);
-                hw_sim_fill_planes(o.sim, 3);
-        }
+        make_sim(&c, &o, 3);
         pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
@@ -392,15 +392,9 @@ static void test_backlight_failure_after_console(void **s)
 
         setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
         /* create the simulator before the first pass, with a backlight */
-        {
-                _cleanup_(survey_freep) Survey *sv = NULL;
-                assert_int_equal(survey_run(&c.survey, &sv), 0);
-                assert_int_equal(hw_sim_new(&sv->devices[0].device, &o.sim, NULL), 0);
-                hw_sim_load_mode3(o.sim);
-                hw_sim_fill_planes(o.sim, 9);
-                assert_int_equal(hw_sim_add_backlight(o.sim, "acpi_video0", 3, 10), 0);
-                hw_sim_set_backlight_wake(o.sim, HW_SIM_BACKLIGHT_WAKE_MAX, 0);
-        }
+        make_sim(&c, &o, 9);
+        assert_int_equal(hw_sim_add_backlight(o.sim, "acpi_video0", 3, 10), 0);
+        hw_sim_set_backlight_wake(o.sim, HW_SIM_BACKLIGHT_WAKE_MAX, 0);
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
         assert_non_null(strstr(res->devices[0].methods, "backlight"));
         assert_non_null(strstr(res->devices[0].methods, "console"));
