@@ -57,6 +57,7 @@ int sysfs_read_line(const char *root, const char *path, char **ret)
         _cleanup_close_ int fd = -EBADF;
         size_t n = 0, len;
         const char *nl;
+        struct stat st;
         int r;
 
         if (!ret)
@@ -65,9 +66,14 @@ int sysfs_read_line(const char *root, const char *path, char **ret)
         if (r < 0)
                 return r;
 
-        fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* Attributes are regular files; under a --root tree a FIFO must not hang a read. */
+        fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
 
         /* One byte more than the limit tells a too-long line from one that just fits. */
         buf = malloc(SYSFS_LINE_MAX + 2);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <linux/vt.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 #include "hw/hw-system.h"
 #include "sysfs.h"
@@ -15,10 +16,16 @@
 
 static int vt_open(void)
 {
-        int fd = open(VT_DEVICE, O_RDWR | O_NOCTTY | O_CLOEXEC);
+        int fd = open(VT_DEVICE, O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        struct stat st;
 
-        if (fd >= 0)
+        if (fd >= 0) {
+                if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+                        safe_close(fd);
+                        return -ENOTTY;
+                }
                 return fd;
+        }
         /* tty0 exists as a node but the kernel has no VT behind it (CONFIG_VT off, or a
          * console-less boot): the same as no VT subsystem at all. */
         if (errno == ENXIO || errno == ENODEV)
@@ -138,6 +145,7 @@ int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
 {
         _cleanup_close_ int fd = -EBADF;
         char path[256], value[16];
+        struct stat st;
         ssize_t n;
         int len, r;
 
@@ -145,9 +153,13 @@ int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
         r = backlight_file(name, "brightness", path, sizeof(path));
         if (r < 0)
                 return r;
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (fd < 0)
                 return negative_errno();
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
         len = snprintf(value, sizeof(value), "%" PRIu32 "\n", brightness);
         n = write(fd, value, (size_t)len);
         if (n < 0)

@@ -98,6 +98,22 @@ for m in no-gpu two-gpus lockdown i945-ums; do
 done
 [ $fail -eq 0 ] && echo "ok $n - --status --json parses on four machines"
 
+# JSON lists are arrays (version 2), the roles and plans are what the machine implies.
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/two-gpus" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["version"] == 2, d["version"]
+kms, fw = d["devices"]
+assert kms["role"] == "hands-off" and kms["methods"] == [] and kms["drm_cards"] == ["card0"], kms
+assert fw["role"] == "managed" and isinstance(fw["methods"], list) and "vga" in fw["methods"], fw
+assert fw["last_save"] is None and fw["driver"] is None, fw
+'; then
+    echo "ok $n - --status --json: lists are arrays, roles and plans per device"
+else
+    echo "not ok $n - --status --json: lists, roles or plans wrong"; fail=1
+fi
+
 # this machine: the real PCI bus through libpciaccess
 expect 0 '(^No display device found|^DEVICE )' --status
 

@@ -101,6 +101,23 @@ code 2 "the simulator build needs --root" "$BIN" --save-now
 code 2 "--root // is the real machine" "$BIN" --root // --save-now
 code 2 "--root /. is the real machine" "$BIN" --root /. --restore-now
 
+# A run directory others could plant files in is refused, with a message that names it.
+RUN="$T/m/run/umsrestore"
+chmod 0777 "$RUN"
+code 1 "a run directory writable by others is refused" U --save-now
+grep -q "'$RUN' may be written by group or others (mode 0777)" "$T/out" && ok "the message names it and its mode" \
+    || bad "no message naming the run directory"
+chmod 0700 "$RUN"
+if [ "$(id -u)" = 0 ]; then
+    chown 1000 "$RUN"
+    code 1 "a run directory owned by another user is refused" U --restore-now
+    grep -q "'$RUN' is owned by uid 1000" "$T/out" && ok "the message names the owner" || bad "no owner message"
+    chown 0 "$RUN"
+fi
+mv "$RUN" "$RUN.real"; ln -s "$RUN.real" "$RUN"
+code 1 "a symlinked run directory is refused" U --save-now
+rm "$RUN"; mv "$RUN.real" "$RUN"
+
 # What an unfinished write left is swept by the next pass (under the lock).
 LEFT="$T/m/run/umsrestore/0000:00:02.0.state.tmp-0123456789abcdef"
 : >"$LEFT"

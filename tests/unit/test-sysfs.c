@@ -151,6 +151,16 @@ static void test_read_line(void **state)
         assert_int_equal(sysfs_read_line(tree, "sys/dev/0000:00:02.0/missing", &s), -ENOENT);
         assert_int_equal(sysfs_read_line(tree, "sys/dev/0000:00:02.0/binary", &s), -EBADMSG);
         assert_int_equal(sysfs_read_line(tree, "no/such/dir/file", &s), -ENOENT);
+        /* A FIFO under a --root tree is refused at once, not read (it would block). */
+        {
+                char fifo[sizeof(tree) + 32];
+                snprintf(fifo, sizeof(fifo), "%s/sys/fifo", tree);
+                assert_int_equal(mkfifo(fifo, 0600), 0);
+                alarm(5);
+                assert_int_equal(sysfs_read_line(tree, "sys/fifo", &s), -EBADFD);
+                alarm(0);
+                assert_int_equal(unlink(fifo), 0);
+        }
         assert_string_equal(s, "untouched");
 }
 
