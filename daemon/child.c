@@ -13,14 +13,14 @@
 
 static void close_fds_above_2_except(int keep)
 {
+        /* close_range() with first > last is EINVAL: the range below keep exists only when
+         * keep > 3. The fallback loop is slow (every possible fd): only for old kernels. */
         if (keep > 2) {
-                if (close_range(3, (unsigned)keep - 1, 0) < 0 || close_range((unsigned)keep + 1, ~0u, 0) < 0)
-                        goto fallback;
+                if ((keep == 3 || close_range(3, (unsigned)keep - 1, 0) >= 0) &&
+                    close_range((unsigned)keep + 1, ~0u, 0) >= 0)
+                        return;
+        } else if (close_range(3, ~0u, 0) >= 0)
                 return;
-        }
-        if (close_range(3, ~0u, 0) >= 0)
-                return;
-fallback:
         for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
                 if (fd != keep)
                         (void)close((int)fd);
