@@ -266,6 +266,21 @@ static int intel_parse(const uint8_t *payload, size_t len, IntelState *s)
         return 0;
 }
 
+/* intel_parse() into a newly allocated IntelState. */
+static int intel_parse_new(const uint8_t *payload, size_t len, IntelState **ret)
+{
+        _cleanup_free_ IntelState *s = calloc(1, sizeof(IntelState));
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        r = intel_parse(payload, len, s);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 static int intel_check(const uint8_t *payload, size_t len)
 {
         IntelState s;
@@ -310,6 +325,16 @@ static int regs_write_saved(IntelIo *io, const IntelState *s, const unsigned *sl
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+/* A clock register write followed by the settle time the UMS kernel gave every DPLL write. */
+static int reg_write_settle(IntelIo *io, unsigned slot, uint32_t value)
+{
+        int r = reg_write(io, slot, value);
+        if (r < 0)
+                return r;
+        hw_delay_us(io->hw, INTEL_PLL_SETTLE_US);
         return 0;
 }
 
@@ -455,77 +480,59 @@ static unsigned plane_latch_slot(const IntelChip *chip, unsigned pipe)
         return INTEL_PIPE_REG(pipe, chip->gen >= 4 ? INTEL_PIPE_DSPSURF : INTEL_PIPE_DSPADDR);
 }
 
-/* Step 1, as [D] RestoreHWState: whatever the firmware left running goes off, outputs
- * first, then planes, pipes and PLLs. Only what is on is touched. */
-static int intel_disable(IntelIo *io)
+/* Clears bit in a slot if it is set: 1 if it wrote, 0 if the bit was clear, < 0 error. */
+static int reg_clear_bit(IntelIo *io, unsigned slot, uint32_t bit)
 {
         uint32_t v;
         int r;
 
-        r = reg_read(io, INTEL_REG_PP_CONTROL, &v);
-        if (r < 0)
+        r = reg_read(io, slot, &v);
+        if (r < 0 || !(v & bit))
                 return r;
-        if (v & PP_CONTROL_POWER_ON) {
-                r = reg_write(io, INTEL_REG_PP_CONTROL, v & ~PP_CONTROL_POWER_ON);
-                if (r >= 0)
-                        r = wait_bits(io, INTEL_PP_STATUS, "PP_STATUS", PP_STATUS_ON, 0, INTEL_PANEL_TIMEOUT_US,
-                                      INTEL_PANEL_POLL_US, "panel power off");
-                if (r < 0)
-                        return r;
-        }
+        r = reg_write(io, slot, v & ~bit);
+        return r < 0 ? r : 1;
+}
 
-        for (unsigned p = 0; p < 2; p++) {
-                unsigned cntr = INTEL_PIPE_REG(p, INTEL_PIPE_DSPCNTR), latch = plane_latch_slot(io->chip, p);
+/* Step 1, as [D] RestoreHWState: whatever the firmware left running goes off, outputs
+ * first, then planes, pipes and PLLs. Only what is on is touched. */
+static int intel_disable(IntelIo *io)
+{
+        int r;
+
+        r = reg_clear_bit(io, INTEL_REG_PP_CONTROL, PP_CONTROL_POWER_ON);
+        if (r > 0)
+                r = wait_bits(io, INTEL_PP_STATUS, "PP_STATUS", PP_STATUS_ON, 0, INTEL_PANEL_TIMEOUT_US,
+                              INTEL_PANEL_POLL_US, "panel power off");
+        for (unsigned p = 0; r >= 0 && p < 2; p++) {
+                unsigned latch = plane_latch_slot(io->chip, p);
                 uint32_t base;
 
-                r = reg_read(io, cntr, &v);
-                if (r < 0)
-                        return r;
-                if (!(v & DSPCNTR_ENABLE))
-                        continue;
-                r = reg_write(io, cntr, v & ~DSPCNTR_ENABLE);
-                if (r >= 0)
+                /* The plane control is double-buffered: the surface write makes it take. */
+                r = reg_clear_bit(io, INTEL_PIPE_REG(p, INTEL_PIPE_DSPCNTR), DSPCNTR_ENABLE);
+                if (r > 0) {
                         r = reg_read(io, latch, &base);
-                if (r >= 0)
-                        r = reg_write(io, latch, base);
-                if (r < 0)
-                        return r;
+                        if (r >= 0)
+                                r = reg_write(io, latch, base);
+                }
         }
-        r = reg_read(io, INTEL_REG_VGACNTRL, &v);
-        if (r >= 0 && !(v & VGACNTRL_DISABLE))
-                r = reg_write(io, INTEL_REG_VGACNTRL, v | VGACNTRL_DISABLE);
-        if (r < 0)
-                return r;
+        if (r >= 0) {
+                uint32_t v;
 
-        for (unsigned p = 0; p < 2; p++) {
-                unsigned conf = INTEL_PIPE_REG(p, INTEL_PIPE_CONF);
-
-                r = reg_read(io, conf, &v);
-                if (r < 0)
-                        return r;
-                if (!(v & PIPECONF_ENABLE))
-                        continue;
-                r = reg_write(io, conf, v & ~PIPECONF_ENABLE);
-                if (r >= 0)
+                r = reg_read(io, INTEL_REG_VGACNTRL, &v);
+                if (r >= 0 && !(v & VGACNTRL_DISABLE))
+                        r = reg_write(io, INTEL_REG_VGACNTRL, v | VGACNTRL_DISABLE);
+        }
+        for (unsigned p = 0; r >= 0 && p < 2; p++) {
+                r = reg_clear_bit(io, INTEL_PIPE_REG(p, INTEL_PIPE_CONF), PIPECONF_ENABLE);
+                if (r > 0)
                         r = wait_pipe(io, p, false);
-                if (r < 0)
-                        return r;
         }
-
-        for (unsigned p = 0; p < 2; p++) {
-                unsigned dpll = INTEL_PIPE_REG(p, INTEL_PIPE_DPLL);
-
-                r = reg_read(io, dpll, &v);
-                if (r < 0)
-                        return r;
-                if (!(v & DPLL_VCO_ENABLE))
-                        continue;
-                r = reg_write(io, dpll, v & ~DPLL_VCO_ENABLE);
-                if (r < 0)
-                        return r;
-                hw_delay_us(io->hw, INTEL_PLL_SETTLE_US);
+        for (unsigned p = 0; r >= 0 && p < 2; p++) {
+                r = reg_clear_bit(io, INTEL_PIPE_REG(p, INTEL_PIPE_DPLL), DPLL_VCO_ENABLE);
+                if (r > 0)
+                        hw_delay_us(io->hw, INTEL_PLL_SETTLE_US);
         }
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 /* One pipe's clock: the dividers go in while the VCO is off ("prime the clock"), then the
@@ -537,32 +544,20 @@ static int intel_restore_pll(IntelIo *io, const IntelState *s, unsigned p)
                 INTEL_PIPE_REG(p, INTEL_PIPE_LINK_M), INTEL_PIPE_REG(p, INTEL_PIPE_LINK_N),
         };
         const unsigned fp[] = { INTEL_PIPE_REG(p, INTEL_PIPE_FP0), INTEL_PIPE_REG(p, INTEL_PIPE_FP1) };
-        unsigned dpll = INTEL_PIPE_REG(p, INTEL_PIPE_DPLL);
+        unsigned dpll = INTEL_PIPE_REG(p, INTEL_PIPE_DPLL), md = INTEL_PIPE_REG(p, INTEL_PIPE_DPLL_MD);
         int r;
 
         /* G4X: the DisplayPort M/N values go in before the clock (a [K] comment). */
         r = regs_write_saved(io, s, mn, ELEMENTSOF(mn));
-        if (r < 0)
-                return r;
-        if (s->regs[dpll] & DPLL_VCO_ENABLE) {
-                r = reg_write(io, dpll, s->regs[dpll] & ~DPLL_VCO_ENABLE);
-                if (r < 0)
-                        return r;
-                hw_delay_us(io->hw, INTEL_PLL_SETTLE_US);
-        }
-        r = regs_write_saved(io, s, fp, ELEMENTSOF(fp));
+        if (r >= 0 && (s->regs[dpll] & DPLL_VCO_ENABLE))
+                r = reg_write_settle(io, dpll, s->regs[dpll] & ~DPLL_VCO_ENABLE);
         if (r >= 0)
-                r = reg_write(io, dpll, s->regs[dpll]);
-        if (r < 0)
-                return r;
-        hw_delay_us(io->hw, INTEL_PLL_SETTLE_US);
-        if (intel_reg_present(io->chip, INTEL_PIPE_REG(p, INTEL_PIPE_DPLL_MD))) {
-                r = reg_write(io, INTEL_PIPE_REG(p, INTEL_PIPE_DPLL_MD), s->regs[INTEL_PIPE_REG(p, INTEL_PIPE_DPLL_MD)]);
-                if (r < 0)
-                        return r;
-                hw_delay_us(io->hw, INTEL_PLL_SETTLE_US);
-        }
-        return 0;
+                r = regs_write_saved(io, s, fp, ELEMENTSOF(fp));
+        if (r >= 0)
+                r = reg_write_settle(io, dpll, s->regs[dpll]);
+        if (r >= 0 && intel_reg_present(io->chip, md))
+                r = reg_write_settle(io, md, s->regs[md]);
+        return r;
 }
 
 /* One pipe: timings, source size and its plane's registers but the control, then the pipe
@@ -625,6 +620,23 @@ static int intel_restore_palettes(IntelIo *io, const IntelState *s)
         return 0;
 }
 
+/* Validates a payload for d (the same chip) and sets up access to it; no access yet. */
+static int intel_load(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, IntelState **ret,
+                      IntelIo *ret_io)
+{
+        _cleanup_free_ IntelState *s = NULL;
+        int r;
+
+        r = intel_parse_new(payload, len, &s);
+        if (r < 0)
+                return r;
+        if (!d || d->vendor_id != INTEL_VENDOR_ID || d->device_id != s->chip->device_id)
+                return -ENODEV;
+        *ret_io = (IntelIo){ .hw = hw, .chip = s->chip, .bar = intel_mmio_bar(s->chip->gen) };
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 static int intel_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len)
 {
         static const unsigned general[] = {
@@ -651,20 +663,13 @@ static int intel_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payload,
                 INTEL_REG_BLC_PWM_CTL2, INTEL_REG_BLC_PWM_CTL, INTEL_REG_BLC_HIST_CTL,
         };
         _cleanup_free_ IntelState *s = NULL;
-        IntelIo io = { .hw = hw };
+        IntelIo io;
         unsigned swf[35];
         int r;
 
-        s = calloc(1, sizeof(IntelState));
-        if (!s)
-                return -ENOMEM;
-        r = intel_parse(payload, len, s);
+        r = intel_load(hw, d, payload, len, &s, &io);
         if (r < 0)
                 return r;
-        if (!d || d->vendor_id != INTEL_VENDOR_ID || d->device_id != s->chip->device_id)
-                return -ENODEV;
-        io.chip = s->chip;
-        io.bar = intel_mmio_bar(s->chip->gen);
         for (unsigned i = 0; i < ELEMENTSOF(swf); i++)
                 swf[i] = INTEL_REG_SWF + i;
 
@@ -711,19 +716,12 @@ static uint32_t status_bits(const IntelChip *chip, unsigned slot)
 static int intel_verify(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, Buffer *report)
 {
         _cleanup_free_ IntelState *s = NULL;
-        IntelIo io = { .hw = hw };
+        IntelIo io;
         int r, mismatches = 0;
 
-        s = calloc(1, sizeof(IntelState));
-        if (!s)
-                return -ENOMEM;
-        r = intel_parse(payload, len, s);
+        r = intel_load(hw, d, payload, len, &s, &io);
         if (r < 0)
                 return r;
-        if (!d || d->vendor_id != INTEL_VENDOR_ID || d->device_id != s->chip->device_id)
-                return -ENODEV;
-        io.chip = s->chip;
-        io.bar = intel_mmio_bar(s->chip->gen);
 
         for (unsigned i = 0; i < INTEL_REG_COUNT; i++) {
                 uint32_t v, ignore = status_bits(s->chip, i);
@@ -820,10 +818,7 @@ static int intel_dump(const uint8_t *payload, size_t len, bool json, Buffer *out
 
         if (!out)
                 return -EINVAL;
-        s = calloc(1, sizeof(IntelState));
-        if (!s)
-                return -ENOMEM;
-        r = intel_parse(payload, len, s);
+        r = intel_parse_new(payload, len, &s);
         if (r < 0)
                 return r;
 

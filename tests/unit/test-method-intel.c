@@ -366,6 +366,36 @@ static void test_restore_order(void **state)
         intel_teardown(&x);
 }
 
+/* Restoring over an engine that still shows a picture (a restore run by hand): the plane
+ * goes off first and its surface register is written so that the change takes, then its
+ * pipe (waited until it stops), then the PLL; the round trip still holds. */
+static void test_restore_over_running_engine(void **state)
+{
+        IntelFixture x;
+        HwSim *sim;
+        size_t plane_off, latch, pipe_off, pll_off;
+
+        (void)state;
+        intel_setup(&x, 0x27ae);
+        sim = x.f.sim;
+        load(&x, wind_running, ELEMENTSOF(wind_running));
+        save(&x, &x.f.payload);
+        hw_sim_log_clear(sim);
+        assert_int_equal(restore(&x), 0);
+        plane_off = find_write(sim, 0, false, 0x70180, 0x80000000, 0);
+        latch = first_write(sim, 0x70184);
+        pipe_off = find_write(sim, 0, false, 0x71008, 0x80000000, 0);
+        pll_off = find_write(sim, 0, false, 0x06018, 0x80000000, 0);
+        assert_before(sim, find_write(sim, 0, false, 0x61204, 1, 0), plane_off);
+        assert_before(sim, plane_off, latch);
+        assert_before(sim, latch, pipe_off);
+        assert_before(sim, pipe_off, pll_off);
+        assert_true(delay_between(sim, pipe_off, pll_off) >= SIM_INTEL_PIPE_STOP_US);
+        assert_int_equal(verify(&x, NULL), 0);
+        assert_int_equal(sim_intel_live(x.si, 0x70180), 0x99000000);
+        intel_teardown(&x);
+}
+
 /* A PLL that never locks: the pipe never starts; restore fails within its bound, names
  * the register, and writes nothing after the pipe enable (no plane, palette, port, panel
  * or backlight onto a dead pipe). Gen3 watches the scan line, Gen4 PIPECONF bit 30. */
@@ -617,6 +647,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_roundtrip_x60_trace),
                 cmocka_unit_test(test_roundtrip_wind_from_posted),
                 cmocka_unit_test(test_restore_order),
+                cmocka_unit_test(test_restore_over_running_engine),
                 cmocka_unit_test(test_pll_never_locks),
                 cmocka_unit_test(test_panel_never_powers),
                 cmocka_unit_test(test_bar_per_generation),
