@@ -179,15 +179,63 @@ static void classify_one(const ClassifyEnv *env, DisplayDevice *d, const char *b
 #undef SET
 }
 
+/* The function 0 whose display engine d is part of: d is a function other than 0 of the
+ * same device, not VGA-compatible (class 0x0380, "other display controller"), and function 0
+ * is a VGA-compatible display (0x0300) of the same vendor. Such a function (the Intel IGD's
+ * 00:02.1, 8086:27a6 on the 945) has no display of its own. */
+static const DisplayDevice *engine_function0(const DeviceList *l, const DisplayDevice *d)
+{
+        if (d->func == 0 || (d->class_code >> 8) != 0x0380)
+                return NULL;
+        for (size_t i = 0; i < l->n; i++) {
+                const DisplayDevice *f0 = &l->devices[i];
+
+                if (f0->domain == d->domain && f0->bus == d->bus && f0->dev == d->dev && f0->func == 0 &&
+                    f0->vendor_id == d->vendor_id && (f0->class_code >> 8) == 0x0300)
+                        return f0;
+        }
+        return NULL;
+}
+
+/* A function of another's display engine follows its function 0: hands off when that one is
+ * (a KMS driver owns the whole engine), else managed for its PCI config only. */
+static void classify_engine_function(DisplayDevice *d, const DisplayDevice *f0)
+{
+        snprintf(d->engine_slot, sizeof(d->engine_slot), "%s", f0->slot);
+        d->verdict = f0->verdict;
+        if (verdict_is_managed(f0->verdict))
+                snprintf(d->reason, sizeof(d->reason),
+                         "part of the display engine of %s (function 0), not a display of its own; only its "
+                         "PCI config is saved",
+                         f0->slot);
+        else
+                snprintf(d->reason, sizeof(d->reason), "part of the display engine of %s, which is %s; left alone",
+                         f0->slot, verdict_to_string(f0->verdict));
+}
+
 void classify_devices(const ClassifyEnv *env, DeviceList *l)
 {
         char blocker_buf[256], console[128];
         const char *blocker = classify_machine_blocker(env, blocker_buf, sizeof(blocker_buf));
+        size_t n_displays = 0;
+
+        for (size_t i = 0; i < l->n; i++)
+                if (!engine_function0(l, &l->devices[i]))
+                        n_displays++;
 
         classify_console(env->root, console, sizeof(console));
         for (size_t i = 0; i < l->n; i++) {
                 DisplayDevice *d = &l->devices[i];
-                d->needs_vga_arbiter = l->n > 1;
+                d->engine_slot[0] = '\0';
+                d->needs_vga_arbiter = n_displays > 1;
                 classify_one(env, d, blocker, console);
+        }
+        /* Only now: function 0's verdict decides the other function's. */
+        for (size_t i = 0; i < l->n; i++) {
+                DisplayDevice *d = &l->devices[i];
+                const DisplayDevice *f0 = engine_function0(l, d);
+
+                if (f0)
+                        classify_engine_function(d, f0);
         }
 }

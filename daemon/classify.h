@@ -24,7 +24,9 @@ ClassifyEnv classify_env_default(const char *root);
  * The string is static or written to buf. */
 const char *classify_machine_blocker(const ClassifyEnv *env, char *buf, size_t size);
 
-/* Sets verdict, reason and needs_vga_arbiter for every device in l. */
+/* Sets verdict, reason, needs_vga_arbiter and engine_slot for every device in l. A function
+ * that is part of another function's display engine takes that function's verdict and
+ * does not count as a display of its own for the VGA arbiter. */
 void classify_devices(const ClassifyEnv *env, DeviceList *l);
 
 /* The console in use, read from ROOT/proc/fb and ROOT/sys/class/vtconsole, e.g.

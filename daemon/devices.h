@@ -45,6 +45,9 @@ typedef struct DisplayDevice {
         Verdict verdict;
         char reason[256];
         bool needs_vga_arbiter; /* more than one display device: route legacy VGA through the arbiter */
+        /* A function that is part of another function's display engine (the second function
+         * of an Intel IGD, class 0x0380, at 00:02.1): the slot of that function 0, else "". */
+        char engine_slot[SLOT_MAX];
 } DisplayDevice;
 
 typedef struct DeviceList {

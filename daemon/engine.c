@@ -249,10 +249,11 @@ static int write_back(Hw *hw, const DisplayDevice *d, const StateFile *s, Device
                 const MethodOps *m = method_by_id(sec->method_id);
                 int r;
 
+                hw_clear_failure(hw);
                 r = m->restore(hw, d, sec->payload, sec->len);
                 if (r < 0) {
-                        snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s", m->name,
-                                 STRERROR(r));
+                        snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s%s%s", m->name,
+                                 hw->failure, hw->failure[0] ? ": " : "", STRERROR(r));
                         return r;
                 }
                 append_method_name(res, m->name);

@@ -121,6 +121,8 @@ int status_format_json(const StatusInfo *s, Buffer *out)
                 buffer_printf(out, "],\"connectors\":%u,\"verdict\":\"%s\",\"reason\":", d->n_connectors,
                               verdict_to_string(d->verdict));
                 buffer_append_json_string(out, d->reason);
+                buffer_printf(out, ",\"engine_of\":");
+                json_string_or_null(out, d->engine_slot);
                 buffer_printf(out, ",\"role\":\"%s\",\"managed\":%s,\"vga_arbiter\":%s,\"methods\":[",
                               survey_role_to_string(sd->role),
                               sd->role == SURVEY_MANAGED || sd->role == SURVEY_NOT_CHOSEN ? "true" : "false",

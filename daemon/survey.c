@@ -38,6 +38,11 @@ size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOp
                         wanted = streq(selected[j], m->name);
                 if (!wanted || (!console && streq(m->name, "console")))
                         continue;
+                /* A function of another's display engine: only what belongs to the function. */
+                if (d->engine_slot[0] && !m->function_local)
+                        continue;
+                if (m->applies && !m->applies(d))
+                        continue;
                 ret[n++] = m;
         }
         return n;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Backend-independent entry points of the hardware interface: argument checks and
  * dispatch to the backend's ops. Every hardware access in umsrestore passes here. */
+#include <stdarg.h>
 #include <time.h>
 
 #include "hw/hw-system.h"
@@ -14,6 +15,23 @@ Hw *hw_free(Hw *hw)
         else
                 free(hw);
         return NULL;
+}
+
+void hw_note_failure(Hw *hw, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!hw || !fmt)
+                return;
+        va_start(ap, fmt);
+        (void)vsnprintf(hw->failure, sizeof(hw->failure), fmt, ap);
+        va_end(ap);
+}
+
+void hw_clear_failure(Hw *hw)
+{
+        if (hw)
+                hw->failure[0] = '\0';
 }
 
 #define HW_CALL(hw, op, ...) ((hw) && (hw)->ops->op ? (hw)->ops->op((hw), __VA_ARGS__) : -EOPNOTSUPP)

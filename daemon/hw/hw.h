@@ -75,10 +75,15 @@ typedef struct HwOps {
         void (*free)(Hw *hw);
 } HwOps;
 
+#define HW_FAILURE_NOTE_MAX 256
+
 struct Hw {
         const HwOps *ops;
         const DisplayDevice *device; /* the device this handle reaches; never a KMS one */
         void *userdata;               /* backend state */
+        /* What the last failed operation on this handle found, in words ("PP_STATUS =
+         * 0x08000000 after 1000000 us, expected bit 31 set"), "" if nothing was noted. */
+        char failure[HW_FAILURE_NOTE_MAX];
 };
 
 Hw *hw_free(Hw *hw);
@@ -87,6 +92,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Hw *, hw_free);
 /* Opens the real backend for one device. Refuses (-EPERM) a device whose verdict is not
  * managed, so that no code path can reach a KMS-owned device by mistake. */
 int hw_open_pciaccess(const DisplayDevice *d, Hw **ret);
+
+/* Notes (replaces) or clears (NULL) the handle's failure description. */
+void hw_note_failure(Hw *hw, const char *fmt, ...) _printf_(2, 3);
+void hw_clear_failure(Hw *hw);
 
 /* Thin wrappers so callers read naturally and every access goes through one place. */
 int hw_inb(Hw *hw, uint16_t port, uint8_t *ret);

@@ -11,6 +11,14 @@ typedef struct MethodOps {
         uint16_t id;      /* stable id stored in state files */
         uint16_t version; /* payload format version */
 
+        /* Optional, pure: whether the method belongs in d's plan at all, from its identity
+         * alone (no hardware access), for --status and the passes alike. NULL: every managed
+         * device that is a display of its own. */
+        bool (*applies)(const DisplayDevice *d);
+        /* The method's state belongs to the PCI function itself (its config space), so it
+         * also runs on a function that is part of another function's display engine
+         * (DisplayDevice.engine_slot); every other method runs only on the engine's own. */
+        bool function_local;
         /* > 0 applies to this device, 0 does not, < 0 error. May read, never writes. */
         int (*probe)(Hw *hw, const DisplayDevice *d);
         /* Appends the payload to out. Changes nothing on the machine. */
@@ -23,7 +31,8 @@ typedef struct MethodOps {
         /* Validates a payload without any hardware access: exact length, sane values.
          * Called for every section before the first restore write. */
         int (*check)(const uint8_t *payload, size_t len);
-        /* Writes the payload back. Only called after check() accepted it. */
+        /* Writes the payload back. Only called after check() accepted it. A failure it can
+         * name (register, expected, seen) is also noted on the handle (hw_note_failure()). */
         int (*restore)(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len);
         /* Reads back and compares; returns the number of mismatches (>= 0) or < 0 error.
          * Mismatch descriptions are appended to report (may be NULL). */

@@ -4,6 +4,7 @@
 #include "methods/backlight.h"
 #include "methods/console.h"
 #include "methods/dpms.h"
+#include "methods/intel.h"
 #include "methods/method.h"
 #include "methods/pci-config.h"
 #include "methods/vga.h"
@@ -11,6 +12,12 @@
 
 /* Save order; restore runs it backwards and stops at the first failure:
  *   - pci-config comes back first: decoding and BARs, without which no register is reached;
+ *   - intel next, on the Intel Gen2-Gen4 engines it applies to: the MMIO BAR that
+ *     pci-config just brought back reaches the PLLs, pipes, planes, ports and the panel,
+ *     and the VGA control register that lets the VGA plane scan out. It comes before vga
+ *     (it is saved after it, on the spare VT): the VGA registers and planes are only seen
+ *     once a pipe clocked by a running PLL scans them out, as the UMS driver restored the
+ *     engine first and the VGA state after ([K], [D] in reference/intel-ums-registers.md);
  *   - vga next: registers, palette and planes (saved after the console switch below, so
  *     they hold the spare VT's text console, the state the kernel expects to find);
  *   - dpms then makes sure the screen is on, whatever vga wrote or the BIOS left;
@@ -29,6 +36,7 @@ const MethodOps *const method_table[] = {
         &method_console,
         &method_dpms,
         &method_vga,
+        &method_intel,
         &method_pci_config,
 };
 const size_t method_table_size = ELEMENTSOF(method_table);

@@ -3,9 +3,8 @@
  * only the writable fields that changed, BARs before the command register. */
 #include <inttypes.h>
 
+#include "intel-chips.h"
 #include "methods/pci-config.h"
-
-#define PCI_VENDOR_INTEL 0x8086u
 
 /* Config header offsets. */
 #define CFG_VENDOR 0x00u
@@ -31,27 +30,10 @@
 #define PAYLOAD_SIZE_PLAIN (PAYLOAD_HEADER + PCI_CONFIG_HEADER_SIZE)
 #define PAYLOAD_SIZE_LBB (PAYLOAD_SIZE_PLAIN + 1u)
 
-/* Intel integrated display devices Gen2-Gen5 (function 0, class 0x0300): the IDs the last
- * UMS-capable i915 knew. See reference/intel-ums-registers.md, section 4. */
-static const uint16_t intel_lbb_ids[] = {
-        /* Gen2: 830M, 845G, 852GM/855GM, 854, 865G */
-        0x3577, 0x2562, 0x3582, 0x358e, 0x2572,
-        /* Gen3: 915G, E7221, 915GM, 945G, 945GM, 945GME/GSE, G33, Q35, Q33, Pineview G/M */
-        0x2582, 0x258a, 0x2592, 0x2772, 0x27a2, 0x27ae, 0x29c2, 0x29b2, 0x29d2, 0xa001, 0xa011,
-        /* Gen4: 946GZ, G35, Q963/Q965, G965, GM965, GME965, GM45, 4 Series, Q45, G45, G41, B43 */
-        0x2972, 0x2982, 0x2992, 0x29a2, 0x2a02, 0x2a12, 0x2a42, 0x2e02, 0x2e12, 0x2e22, 0x2e32, 0x2e42,
-        /* Gen5: Ironlake desktop and mobile */
-        0x0042, 0x0046,
-};
-
 bool pci_config_has_lbb(uint16_t vendor_id, uint16_t device_id)
 {
-        if (vendor_id != PCI_VENDOR_INTEL)
-                return false;
-        for (size_t i = 0; i < ELEMENTSOF(intel_lbb_ids); i++)
-                if (intel_lbb_ids[i] == device_id)
-                        return true;
-        return false;
+        /* Every Intel Gen2-Gen5 integrated display device (reference, section 1: LBB). */
+        return intel_chip_lookup(vendor_id, device_id) != NULL;
 }
 
 /* The fields restore may write, in the order it writes them: BARs and the ROM BAR first,
@@ -375,6 +357,7 @@ const MethodOps method_pci_config = {
         .name = "pci-config",
         .id = 2,
         .version = 1,
+        .function_local = true,
         .probe = pci_config_probe,
         .save = pci_config_save,
         .check = pci_config_check,

@@ -58,6 +58,25 @@ card i945-ums 0000:00:02.0 card0
 vgacon i945-ums
 expect i945-ums "0000:00:02.0|ums|i915 is bound without modesetting (modeset=0 / nomodeset); nothing in the kernel restores the display"
 
+# MSI Wind U100: 945GSE with its second function (00:02.1, class 0x0380, no driver of its
+# own), i915 bound without modesetting. The second function belongs to function 0's engine.
+base msi-wind-u100 "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet i915.modeset=0"
+dev msi-wind-u100 0000:00:02.0 0x8086 0x27ae 0x030000 i915
+card msi-wind-u100 0000:00:02.0 card0
+dev msi-wind-u100 0000:00:02.1 0x8086 0x27a6 0x038000 "" 0
+vgacon msi-wind-u100
+expect msi-wind-u100 "0000:00:02.0|ums|i915 is bound without modesetting (modeset=0 / nomodeset); nothing in the kernel restores the display"
+expect msi-wind-u100 "0000:00:02.1|ums|part of the display engine of 0000:00:02.0 (function 0), not a display of its own; only its PCI config is saved"
+
+# The same engine under KMS: its second function is left alone with it.
+base i945-kms-second-function
+dev i945-kms-second-function 0000:00:02.0 0x8086 0x27ae 0x030000 i915
+card i945-kms-second-function 0000:00:02.0 card0 LVDS-1 VGA-1
+dev i945-kms-second-function 0000:00:02.1 0x8086 0x27a6 0x038000 "" 0
+fb i945-kms-second-function "0 i915drmfb"
+expect i945-kms-second-function "0000:00:02.0|kms|i915 drives it with kernel mode setting (card0, 2 connectors); the kernel restores it"
+expect i945-kms-second-function "0000:00:02.1|kms|part of the display engine of 0000:00:02.0, which is kms; left alone"
+
 base nomodeset-simpledrm "root=/dev/sda1 nomodeset"
 dev nomodeset-simpledrm 0000:00:02.0 0x8086 0x0046 0x030000
 mkdir -p machines/nomodeset-simpledrm/sys/devices/platform/simple-framebuffer.0/drm/card0/card0-Unknown-1

@@ -80,6 +80,16 @@ static void test_i945_ums(void **s)
         (void)s;
         check_machine("i945-ums", 1);
 }
+static void test_msi_wind_u100(void **s)
+{
+        (void)s;
+        check_machine("msi-wind-u100", 2);
+}
+static void test_i945_kms_second_function(void **s)
+{
+        (void)s;
+        check_machine("i945-kms-second-function", 2);
+}
 static void test_nomodeset_simpledrm(void **s)
 {
         (void)s;
@@ -284,6 +294,8 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_stdvga_bochs_kms),
                 cmocka_unit_test(test_cirrus_nodriver),
                 cmocka_unit_test(test_i945_ums),
+                cmocka_unit_test(test_msi_wind_u100),
+                cmocka_unit_test(test_i945_kms_second_function),
                 cmocka_unit_test(test_nomodeset_simpledrm),
                 cmocka_unit_test(test_efifb),
                 cmocka_unit_test(test_vesafb),

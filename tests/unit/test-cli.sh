@@ -114,6 +114,38 @@ else
     echo "not ok $n - --status --json: lists, roles or plans wrong"; fail=1
 fi
 
+# The MSI Wind U100 (945GSE, i915 with modeset=0): intel for the engine, only pci-config for
+# its second function; under KMS both functions are left alone.
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/msi-wind-u100" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+f0, f1 = d["devices"]
+assert f0["slot"] == "0000:00:02.0" and f0["role"] == "managed", f0
+assert "intel" in f0["methods"] and "vga" in f0["methods"], f0
+assert f0["methods"].index("intel") > f0["methods"].index("vga"), f0  # restored before vga
+assert f0["vga_arbiter"] is False and f0["engine_of"] is None, f0
+assert f1["slot"] == "0000:00:02.1" and f1["methods"] == ["pci-config"], f1
+assert f1["engine_of"] == "0000:00:02.0" and f1["vga_arbiter"] is False, f1
+'; then
+    echo "ok $n - --status --json on the MSI Wind U100: intel for 00:02.0, only pci-config for 00:02.1"
+else
+    echo "not ok $n - --status --json on the MSI Wind U100: wrong plans"; fail=1
+fi
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/i945-kms-second-function" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert all(x["role"] == "hands-off" and x["methods"] == [] for x in d["devices"]), d["devices"]
+'; then
+    echo "ok $n - --status --json: the second function of a KMS engine is left alone"
+else
+    echo "not ok $n - --status --json: the second function of a KMS engine is planned"; fail=1
+fi
+expect 0 'methods: backlight, console, dpms, vga, intel, pci-config' --status --root "$M/msi-wind-u100"
+expect 0 'methods: pci-config$' --status --device 0000:00:02.1 --root "$M/msi-wind-u100"
+expect 0 'methods: backlight, console, dpms, vga, pci-config$' --status --root "$M/cirrus-nodriver"
+
 # this machine: the real PCI bus through libpciaccess
 expect 0 '(^No display device found|^DEVICE )' --status
 

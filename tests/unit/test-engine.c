@@ -13,6 +13,7 @@
 #include "exit-codes.h"
 #include "pass.h"
 #include "hw-sim.h"
+#include "sim-intel.h"
 
 static const char *data_dir;
 
@@ -451,6 +452,76 @@ static void test_no_console_switch_over_failed_hardware(void **s)
         cleanup_dir(dir);
 }
 
+/* The MSI Wind U100 through the engine: intel restores before vga (the VGA state goes back
+ * onto a running pipe); a PLL that never locks stops the restore with a message that names
+ * the register, and nothing after it runs (no vga, no switch back to the console). */
+static void test_msi_wind_intel_before_vga(void **s)
+{
+        static const uint32_t running[][2] = {
+                { 0x06048, 0x00021207 }, { 0x0604c, 0x00021207 }, { 0x06018, 0x98046000 },
+                { 0x61000, 0x053f03ff }, { 0x6100c, 0x02740257 }, { 0x6101c, 0x03ff0257 },
+                { 0x71008, 0x80000000 }, { 0x70180, 0x99000000 }, { 0x70188, 0x00001000 },
+                { 0x71400, 0x80000000 }, { 0x61180, 0xc0300300 }, { 0x61208, 0x01f407d0 },
+                { 0x61204, 0xabcd0001 }, { 0x61254, 0x60166016 },
+        };
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        _cleanup_(sim_intel_freep) SimIntel *si = NULL;
+        size_t n, first_mmio = SIZE_MAX, first_port = SIZE_MAX;
+        const HwSimAccess *log;
+        Opener o = { 0 };
+        EngineConfig c;
+        unsigned spare;
+        (void)s;
+
+        setup_config(&c, "msi-wind-u100", &root, &dir, &o);
+        c.survey.only_device = "0000:00:02.0";
+        make_sim(&c, &o, 4);
+        assert_int_equal(sim_intel_new(o.sim, 3, &si), 0);
+        for (size_t i = 0; i < ELEMENTSOF(running); i++)
+                sim_intel_set(si, running[i][0], running[i][1]);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_string_equal(res->devices[0].methods, "console, dpms, vga, intel, pci-config");
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake(o.sim);
+        sim_intel_wake(si);
+        hw_sim_log_clear(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        if (res->devices[0].r != 0)
+                fail_msg("restore: %s", res->devices[0].message);
+        assert_int_equal(res->devices[0].mismatches, 0);
+        assert_true(sim_intel_pipe_running(si, 1));
+        assert_true(sim_intel_panel_on(si));
+        log = hw_sim_log(o.sim, &n);
+        for (size_t i = 0; i < n; i++) {
+                if (log[i].type == HW_SIM_MMIO_WRITE && first_mmio == SIZE_MAX)
+                        first_mmio = i;
+                if (log[i].type == HW_SIM_IO_WRITE && first_port == SIZE_MAX)
+                        first_port = i;
+        }
+        assert_true(first_mmio < first_port);
+        engine_result_free(TAKE_PTR(res));
+
+        /* Again, with a PLL that never locks. */
+        hw_sim_wake(o.sim);
+        sim_intel_wake(si);
+        spare = hw_sim_vt_active(o.sim);
+        sim_intel_set_pll_never_locks(si, 1, true);
+        hw_sim_log_clear(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->devices[0].r, -ETIMEDOUT);
+        if (!strstr(res->devices[0].message, "method intel: restore failed: PIPEB_DSL = ") ||
+            !strstr(res->devices[0].message, "expected it to move"))
+                fail_msg("message: %s", res->devices[0].message);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_IO_WRITE), 0);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_ACTIVATE), 0);
+        assert_int_equal(hw_sim_vt_active(o.sim), spare);
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -465,6 +536,7 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_rollback_after_killed_save),
                 cmocka_unit_test(test_backlight_failure_after_console),
                 cmocka_unit_test(test_no_console_switch_over_failed_hardware),
+                cmocka_unit_test(test_msi_wind_intel_before_vga),
         };
         if (argc != 2) {
                 fprintf(stderr, "usage: %s TESTDATA-DIR\n", argv[0]);

@@ -14,7 +14,7 @@ import sys
 LAYERS = [
     ["macro", "exit-codes", "version"],
     ["log", "buffer", "sysfs", "suggest", "child", "conf-reader"],
-    ["rundir", "devices"],
+    ["rundir", "devices", "intel-chips"],
     ["hw", "classify", "state"],
     ["methods"],
     ["conf"],
