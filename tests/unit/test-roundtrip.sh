@@ -172,6 +172,10 @@ code 0 "dispi: save-now" UV --save-now
 grep -q "WARNING" "$T/out" && bad "dispi: the save warns although bochs is planned" || ok "dispi: no warning from the save"
 grep -q "saved 5 methods (console, dpms, vga, bochs, pci-config)" "$T/out" && ok "dispi: bochs saved" \
     || { bad "dispi: bochs not among the saved methods"; sed 's/^/#   /' "$T/out"; }
+code 0 "dispi: dump" UV --dump "$T/mv/run/umsrestore/0000:00:02.0.state"
+grep -q '^\[bochs\] method id 7' "$T/out" && grep -q '^bochs: dispi mode 800x600, 16 bpp, linear frame buffer$' "$T/out" \
+    && grep -q '^XRES        = 800$' "$T/out" && grep -q '^ENABLE      = 0x0041  (enabled, linear frame buffer)$' "$T/out" \
+    && ok "dispi: --dump names the dispi registers" || { bad "dispi: --dump lacks the bochs section"; sed 's/^/#   /' "$T/out"; }
 "$SIMCTL" wake "$T/simv"
 code 1 "dispi: after wake the mode is off" "$SIMCTL" live "$T/simv"
 code 0 "dispi: restore-now" UV --restore-now
