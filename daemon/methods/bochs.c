@@ -104,23 +104,42 @@ static int bochs_read_all(Hw *hw, BochsRegs *regs)
         return r < 0 ? r : k;
 }
 
+/* Runs fn with the legacy ports routed to this device (the VGA arbiter). */
+static int bochs_run_locked(Hw *hw, int (*fn)(Hw *hw, BochsRegs *regs), BochsRegs *regs)
+{
+        int r, k;
+
+        r = hw_vga_lock(hw);
+        if (r < 0)
+                return r;
+        r = fn(hw, regs);
+        k = hw_vga_unlock(hw);
+        return r < 0 ? r : k;
+}
+
+/* The registers of a payload that check() accepts. */
+static int bochs_payload_regs(const DisplayDevice *d, const uint8_t *payload, size_t len, BochsRegs *ret)
+{
+        int r = bochs_check(payload, len);
+        if (r < 0)
+                return r;
+        if (!d)
+                return -EINVAL;
+        regs_from_payload(ret, payload);
+        return 0;
+}
+
 static int bochs_save(Hw *hw, const DisplayDevice *d, Buffer *out)
 {
         BochsRegs regs = { { 0 } };
         uint8_t p[BOCHS_PAYLOAD_SIZE];
-        int r, k;
+        int r;
 
         if (!out || !d)
                 return -EINVAL;
-        r = hw_vga_lock(hw);
+        r = bochs_run_locked(hw, bochs_read_all, &regs);
         if (r < 0)
                 return r;
-        r = bochs_read_all(hw, &regs);
-        k = hw_vga_unlock(hw);
-        if (r < 0)
-                return r;
-        if (k < 0)
-                return k;
         for (unsigned i = 0; i < DISPI_COUNT; i++) {
                 p[BOCHS_OFF(i)] = (uint8_t)(regs.r[i] & 0xFF);
                 p[BOCHS_OFF(i) + 1] = (uint8_t)(regs.r[i] >> 8);
@@ -142,7 +161,7 @@ static int bochs_save(Hw *hw, const DisplayDevice *d, Buffer *out)
  *   5. VIRT_WIDTH, X_OFFSET, Y_OFFSET, BANK (the enable reset them).
  * VIRT_HEIGHT is computed by the device and never written. A mode saved disabled is written
  * back disabled (a firmware mode set on wake would hide the VGA mode the vga method restores). */
-static int bochs_restore_locked(Hw *hw, const BochsRegs *regs)
+static int bochs_restore_locked(Hw *hw, BochsRegs *regs)
 {
         static const uint16_t geometry[] = { DISPI_XRES, DISPI_YRES, DISPI_BPP,
                                              DISPI_VIRT_WIDTH, DISPI_X_OFFSET, DISPI_Y_OFFSET };
@@ -175,20 +194,10 @@ static int bochs_restore_locked(Hw *hw, const BochsRegs *regs)
 static int bochs_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len)
 {
         BochsRegs regs;
-        int r, k;
-
-        r = bochs_check(payload, len);
+        int r = bochs_payload_regs(d, payload, len, &regs);
         if (r < 0)
                 return r;
-        if (!d)
-                return -EINVAL;
-        regs_from_payload(&regs, payload);
-        r = hw_vga_lock(hw);
-        if (r < 0)
-                return r;
-        r = bochs_restore_locked(hw, &regs);
-        k = hw_vga_unlock(hw);
-        return r < 0 ? r : k;
+        return bochs_run_locked(hw, bochs_restore_locked, &regs);
 }
 
 /* ---- verify ---------------------------------------------------------------------- */
@@ -199,23 +208,14 @@ static int bochs_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payload,
 static int bochs_verify(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, Buffer *report)
 {
         BochsRegs want, is = { { 0 } };
-        int r, k, mismatches = 0;
+        int r, mismatches = 0;
 
-        r = bochs_check(payload, len);
+        r = bochs_payload_regs(d, payload, len, &want);
         if (r < 0)
                 return r;
-        if (!d)
-                return -EINVAL;
-        regs_from_payload(&want, payload);
-        r = hw_vga_lock(hw);
+        r = bochs_run_locked(hw, bochs_read_all, &is);
         if (r < 0)
                 return r;
-        r = bochs_read_all(hw, &is);
-        k = hw_vga_unlock(hw);
-        if (r < 0)
-                return r;
-        if (k < 0)
-                return k;
 
         for (unsigned i = DISPI_XRES; i < DISPI_COUNT; i++) {
                 uint16_t a = is.r[i], b = want.r[i];

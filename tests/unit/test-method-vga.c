@@ -4,15 +4,6 @@
 #include "sim-fixture.h"
 #include "methods/vga.h"
 
-static void assert_no_diff(const HwSimVgaState *a, const HwSimVgaState *b, unsigned flags)
-{
-        _cleanup_(buffer_done) Buffer report = { 0 };
-        size_t n = hw_sim_state_diff(a, b, flags, &report);
-        if (n != 0)
-                fprintf(stderr, "%zu differences:\n%s", n, buffer_str(&report));
-        assert_int_equal(n, 0);
-}
-
 static void save(Fixture *f)
 {
         buffer_done(&f->payload);

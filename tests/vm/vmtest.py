@@ -500,7 +500,7 @@ def caps_run(c, label, caps, before, p0):
 
 
 def case_caps(c):
-    """Which capabilities the default plan (console, dpms, vga, pci-config) needs on std VGA:
+    """Which capabilities the default plan (console, dpms, vga, bochs, pci-config) needs on std VGA:
     root with only the unit's bounding set saves and restores the identical picture; without
     CAP_SYS_RAWIO, without CAP_SYS_TTY_CONFIG or without any, --save-now and --restore-now
     fail and the picture does not come back; without CAP_SYS_ADMIN both still work here."""
