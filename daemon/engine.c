@@ -315,10 +315,20 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
         if (r < 0)
                 return r;
         if (res->mismatches > 0) {
+                /* One line for the log: the report's lines joined with ';'. */
+                char t[201];
+                size_t n;
+
+                snprintf(t, sizeof(t), "%s", buffer_str(&report));
+                n = strlen(t);
+                while (n > 0 && t[n - 1] == '\n')
+                        t[--n] = '\0';
+                for (char *nl = strchr(t, '\n'); nl; nl = strchr(nl, '\n'))
+                        *nl = ';';
                 snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u register%s "
                          "differ on read-back: %.200s",
                          res->n_sections, res->n_sections == 1 ? "" : "s", res->methods, res->mismatches,
-                         res->mismatches == 1 ? "" : "s", buffer_str(&report));
+                         res->mismatches == 1 ? "" : "s", t);
                 return -EIO;
         }
         snprintf(res->message, sizeof(res->message), "restored and verified %u method%s (%s)", res->n_sections,
