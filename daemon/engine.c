@@ -86,12 +86,13 @@ static void remove_undo(const EngineConfig *c, const DisplayDevice *d)
                 (void)state_remove(c->rundir->fd, name);
 }
 
-static int save_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
+static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char *console, DeviceResult *res)
 {
         const DisplayDevice *d = &sd->device;
         Buffer payloads[PLAN_MAX] = { { 0 } };
         _cleanup_(hw_freep) Hw *hw = NULL;
         StateFile s = { 0 };
+        unsigned covered = 0;
         int r;
 
         /* From here on the state of an earlier sleep is no longer restorable: if this save
@@ -136,6 +137,8 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResu
                 };
                 s.n_sections++;
                 append_method_name(res, m->name);
+                if (m->modes)
+                        covered |= m->modes(d);
                 if (m->commit) {
                         /* The console method moves to a spare VT: recorded first, so that a
                          * rollback pass can put it back should this pass be killed. */
@@ -164,8 +167,13 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResu
                 goto finish;
         }
         res->n_sections = (unsigned)s.n_sections;
-        snprintf(res->message, sizeof(res->message), "saved %zu method%s (%s)", s.n_sections,
-                 s.n_sections == 1 ? "" : "s", res->methods[0] ? res->methods : "none applied");
+        /* Said before the sleep, not found out after it: the saved methods cannot bring back
+         * the mode the console runs (the plan's, less those whose probe declined). */
+        if (sd->mode && !(covered & sd->mode))
+                survey_mode_note(sd, console, res->warning, sizeof(res->warning));
+        snprintf(res->message, sizeof(res->message), "saved %zu method%s (%s)%s%s", s.n_sections,
+                 s.n_sections == 1 ? "" : "s", res->methods[0] ? res->methods : "none applied",
+                 res->warning[0] ? "; WARNING: " : "", res->warning);
         r = 0;
 finish:
         if (r < 0) {
@@ -308,10 +316,20 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
         if (r < 0)
                 return r;
         if (res->mismatches > 0) {
+                /* One line for the log: the report's lines joined with ';'. */
+                char t[201];
+                size_t n;
+
+                snprintf(t, sizeof(t), "%s", buffer_str(&report));
+                n = strlen(t);
+                while (n > 0 && t[n - 1] == '\n')
+                        t[--n] = '\0';
+                for (char *nl = strchr(t, '\n'); nl; nl = strchr(nl, '\n'))
+                        *nl = ';';
                 snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u register%s "
                          "differ on read-back: %.200s",
                          res->n_sections, res->n_sections == 1 ? "" : "s", res->methods, res->mismatches,
-                         res->mismatches == 1 ? "" : "s", buffer_str(&report));
+                         res->mismatches == 1 ? "" : "s", t);
                 return -EIO;
         }
         snprintf(res->message, sizeof(res->message), "restored and verified %u method%s (%s)", res->n_sections,
@@ -402,7 +420,7 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                 start = now_usec(CLOCK_MONOTONIC);
                 switch (op) {
                 case ENGINE_SAVE:
-                        res->r = save_device(c, sd, res);
+                        res->r = save_device(c, sd, survey->console, res);
                         break;
                 case ENGINE_RESTORE:
                         res->r = restore_device(c, sd, res);

@@ -34,6 +34,7 @@ typedef struct DeviceResult {
         unsigned n_sections;    /* methods saved or restored */
         unsigned mismatches;    /* verify after restore */
         char methods[128];      /* "vga, pci-config" */
+        char warning[320];      /* save: the mode it runs that no saved method brings back, or "" */
 } DeviceResult;
 
 typedef struct EngineResult {

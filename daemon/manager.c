@@ -98,6 +98,8 @@ static void manager_rescan(Manager *m)
                         break;
                 }
                 survey_plan_names(sd, methods, sizeof(methods));
+                if (sd->mode_unrestored)
+                        log_warning("%s: %s.", d->slot, sd->mode_note);
                 if (len < sizeof(m->managed_desc))
                         len += (size_t)snprintf(m->managed_desc + len, sizeof(m->managed_desc) - len, "%s%s (%s)",
                                                 m->n_managed ? ", " : "", d->slot, methods);

@@ -50,7 +50,9 @@ void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *re
                         if (len < sizeof(failed))
                                 len += (size_t)snprintf(failed + len, sizeof(failed) - len, "%s%s", len ? ", " : "",
                                                         d->slot);
-                } else
+                } else if (d->warning[0]) /* the message ends with the warning */
+                        log_warning("%s: %s (in %.1f ms).", d->slot, d->message, (double)d->duration_usec / 1000.0);
+                else
                         log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
         }
         if (res->n_managed == 0 && op != ENGINE_ROLLBACK) {

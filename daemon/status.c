@@ -61,6 +61,8 @@ int status_format_text(const StatusInfo *s, Buffer *out)
                 case SURVEY_NOT_CHOSEN:
                         survey_plan_names(sd, methods, sizeof(methods));
                         buffer_printf(out, "%-13s methods: %s\n", "", methods[0] ? methods : "(none built in)");
+                        if (sd->mode_unrestored)
+                                buffer_printf(out, "%-13s WARNING: %s\n", "", sd->mode_note);
                         format_last_text(out, "save", sdev->has_last_save, &sdev->last_save);
                         format_last_text(out, "restore", sdev->has_last_restore, &sdev->last_restore);
                         break;
@@ -131,7 +133,14 @@ int status_format_json(const StatusInfo *s, Buffer *out)
                         buffer_printf(out, "%s", j ? "," : "");
                         buffer_append_json_string(out, sd->plan[j]->name);
                 }
-                buffer_printf(out, "],\"last_save\":");
+                buffer_printf(out, "],\"mode\":");
+                json_string_or_null(out, survey_mode_to_string(sd->mode));
+                buffer_printf(out, ",\"mode_restorable\":%s,\"mode_warning\":",
+                              sd->role != SURVEY_MANAGED || !sd->mode ? "null"
+                              : sd->mode_unrestored                    ? "false"
+                                                                       : "true");
+                json_string_or_null(out, sd->mode_unrestored ? sd->mode_note : NULL);
+                buffer_printf(out, ",\"last_save\":");
                 format_last_json(out, sdev->has_last_save, &sdev->last_save);
                 buffer_printf(out, ",\"last_restore\":");
                 format_last_json(out, sdev->has_last_restore, &sdev->last_restore);

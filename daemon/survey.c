@@ -74,6 +74,55 @@ const char *survey_role_to_string(SurveyRole r)
         return "?";
 }
 
+unsigned survey_console_mode(const char *console, const DisplayDevice *d, size_t n_devices)
+{
+        if (!console || !d || !(d->boot_vga || n_devices == 1))
+                return 0;
+        if (streq(console, "vesafb") || streq(console, "efifb") || streq(console, "simpledrm"))
+                return METHOD_MODE_LINEAR;
+        if (streq(console, "vgacon") || streq(console, "vga16fb"))
+                return METHOD_MODE_VGA;
+        return 0;
+}
+
+const char *survey_mode_to_string(unsigned mode)
+{
+        switch (mode) {
+        case METHOD_MODE_VGA:
+                return "vga";
+        case METHOD_MODE_LINEAR:
+                return "linear";
+        }
+        return NULL;
+}
+
+static unsigned plan_modes(const DisplayDevice *d, const MethodOps *const *plan, size_t n)
+{
+        unsigned modes = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (plan[i] && plan[i]->modes)
+                        modes |= plan[i]->modes(d);
+        return modes;
+}
+
+void survey_mode_note(const SurveyDevice *sd, const char *console, char *buf, size_t size)
+{
+        const DisplayDevice *d = &sd->device;
+        const char *would = NULL;
+
+        for (size_t i = 0; i < method_table_size && !would; i++)
+                if (method_table[i] && method_table[i]->modes && (method_table[i]->modes(d) & sd->mode))
+                        would = method_table[i]->name;
+        snprintf(buf, size,
+                 "its %s console runs a %s mode that no planned method brings back: the screen will stay "
+                 "dark after sleep (%s%s%s)",
+                 console && console[0] ? console : "firmware",
+                 sd->mode == METHOD_MODE_LINEAR ? "linear frame buffer (VESA/UEFI GOP)" : "VGA",
+                 would ? "the " : "no built-in method can restore it on ", would ? would : "this device",
+                 would ? " method would: add it to Methods=" : "");
+}
+
 int survey_run(const SurveyConfig *c, Survey **ret)
 {
         _cleanup_(device_list_freep) DeviceList *l = NULL;
@@ -96,6 +145,7 @@ int survey_run(const SurveyConfig *c, Survey **ret)
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
+        classify_console(c->root, s->console, sizeof(s->console));
         if (l->n > 0) {
                 s->devices = calloc(l->n, sizeof(SurveyDevice));
                 if (!s->devices)
@@ -106,6 +156,7 @@ int survey_run(const SurveyConfig *c, Survey **ret)
                 const DisplayDevice *d = &l->devices[i];
 
                 sd->device = *d;
+                sd->mode = survey_console_mode(s->console, d, l->n);
                 if (d->verdict == VERDICT_KMS)
                         s->n_kms++;
                 if (d->verdict == VERDICT_UNUSABLE)
@@ -120,6 +171,10 @@ int survey_run(const SurveyConfig *c, Survey **ret)
                         sd->role = SURVEY_MANAGED;
                         sd->n_plan = survey_plan(c, d, sd->plan);
                         s->n_managed++;
+                        if (sd->mode && !(plan_modes(d, sd->plan, sd->n_plan) & sd->mode)) {
+                                sd->mode_unrestored = true;
+                                survey_mode_note(sd, s->console, sd->mode_note, sizeof(sd->mode_note));
+                        }
                 }
         }
         *ret = TAKE_PTR(s);

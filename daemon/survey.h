@@ -32,9 +32,16 @@ typedef struct SurveyDevice {
         SurveyRole role;
         size_t n_plan;        /* the methods that run for it, in save order (0 unless managed) */
         const MethodOps *plan[PLAN_MAX];
+        /* The kind of mode it runs now as the console says (METHOD_MODE_*; 0 = not known), and,
+         * for a managed device, whether a mode is known that no planned method brings back:
+         * then mode_note says so for a person (before sleep: --status, the save's warning). */
+        unsigned mode;
+        bool mode_unrestored;
+        char mode_note[320];
 } SurveyDevice;
 
 typedef struct Survey {
+        char console[128]; /* classify_console(): "vgacon", "efifb", ... or "" */
         SurveyDevice *devices;
         size_t n;
         size_t n_managed;
@@ -60,3 +67,13 @@ size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOp
 void survey_plan_names(const SurveyDevice *d, char *buf, size_t size);
 
 const char *survey_role_to_string(SurveyRole r);
+
+/* The kind of mode (METHOD_MODE_*) d runs as the console says: a firmware linear frame buffer
+ * console (vesafb, efifb, simpledrm) means a linear mode, vgacon and vga16fb a VGA mode, on
+ * the boot VGA device (or the only display device); 0 when the console says nothing of d. */
+unsigned survey_console_mode(const char *console, const DisplayDevice *d, size_t n_devices);
+const char *survey_mode_to_string(unsigned mode);
+
+/* The note for sd, whose mode (sd->mode) no method that runs for it brings back; names the
+ * built-in method that would, if one does. */
+void survey_mode_note(const SurveyDevice *sd, const char *console, char *buf, size_t size);

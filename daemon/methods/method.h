@@ -6,6 +6,10 @@
 #include "buffer.h"
 #include "hw/hw.h"
 
+/* Kinds of display mode (MethodOps.modes). */
+#define METHOD_MODE_VGA 0x1u    /* text and VGA graphics modes: the VGA registers define them */
+#define METHOD_MODE_LINEAR 0x2u /* a linear frame buffer mode: VESA, Bochs dispi, a UEFI GOP mode */
+
 typedef struct MethodOps {
         const char *name; /* stable, used in config and state dumps: "vga", "pci-config" */
         uint16_t id;      /* stable id stored in state files */
@@ -37,6 +41,10 @@ typedef struct MethodOps {
         /* Reads back and compares; returns the number of mismatches (>= 0) or < 0 error.
          * Mismatch descriptions are appended to report (may be NULL). */
         int (*verify)(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, Buffer *report);
+        /* Optional: the kinds of display mode (METHOD_MODE_*) this method brings back on d,
+         * from the device's identity alone, without hardware access. A device whose current
+         * mode no planned method brings back is named before sleep (survey.h). */
+        unsigned (*modes)(const DisplayDevice *d);
         /* Human (json = false) or JSON object (json = true) description of a payload. */
         int (*dump)(const uint8_t *payload, size_t len, bool json, Buffer *out);
 } MethodOps;

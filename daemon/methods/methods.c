@@ -2,6 +2,7 @@
 /* The table of built-in methods in default plan order, lookups by name and id, and the
  * method names for messages ("did you mean"). Save runs in table order; restore in reverse. */
 #include "methods/backlight.h"
+#include "methods/bochs.h"
 #include "methods/console.h"
 #include "methods/dpms.h"
 #include "methods/intel.h"
@@ -18,6 +19,14 @@
  *     (it is saved after it, on the spare VT): the VGA registers and planes are only seen
  *     once a pipe clocked by a running PLL scans them out, as the UMS driver restored the
  *     engine first and the VGA state after ([K], [D] in reference/intel-ums-registers.md);
+ *   - bochs next (it and intel never apply to the same device): the Bochs dispi mode (QEMU's std VGA, VirtualBox) that a firmware GOP driver
+ *     or a VBE mode set programmed. It comes back before vga because enabling a dispi mode
+ *     rewrites VGA registers of its own (QEMU's vbe_update_vgaregs(): graphics mode, CRTC
+ *     offset, display end, line compare...): vga then writes the values saved in that mode
+ *     over them, so both read back as saved. Saved disabled, it disables a mode a firmware
+ *     may have set on wake, so that the vga method's text mode is what shows. The video BIOS
+ *     method (vbe) goes after bochs in this table, so that on restore the BIOS sets its mode
+ *     first and the native registers are written over it;
  *   - vga next: registers, palette and planes (saved after the console switch below, so
  *     they hold the spare VT's text console, the state the kernel expects to find);
  *   - dpms then makes sure the screen is on, whatever vga wrote or the BIOS left;
@@ -36,6 +45,7 @@ const MethodOps *const method_table[] = {
         &method_console,
         &method_dpms,
         &method_vga,
+        &method_bochs,
         &method_intel,
         &method_pci_config,
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The "vga" method: saves and restores misc output, sequencer, CRTC, graphics, attribute
  * controller, DAC mask + palette and the four planes, with the standard access rituals. */
+#include "methods/dispi.h"
 #include "methods/vga.h"
 
 /* Ports. */
@@ -18,8 +19,6 @@
 #define VGA_CRTC_MONO 0x3B4
 #define VGA_ST01_COLOUR 0x3DA
 #define VGA_ST01_MONO 0x3BA
-#define BOCHS_DISPI_INDEX 0x1CE
-#define BOCHS_DISPI_DATA 0x1CF
 
 #define MSR_COLOUR 0x01
 #define MSR_RAM_ENABLE 0x02
@@ -32,13 +31,6 @@
 #define GR05_PLANAR 0x00    /* write mode 0, read mode 0, no odd/even */
 #define GR06_A0000_64K 0x05 /* graphics mode, memory map A0000-AFFFF */
 #define AR_PAS 0x20
-
-#define BOCHS_VENDOR 0x1234
-#define BOCHS_DEVICE 0x1111
-#define DISPI_INDEX_ID 0
-#define DISPI_INDEX_ENABLE 4
-#define DISPI_ID_MIN 0xB0C0
-#define DISPI_ID_MAX 0xB0CF
 
 typedef struct VgaRegs {
         uint8_t flags, msr, ar_index, dac_mask;
@@ -243,37 +235,6 @@ static int vga_seq_write_in_reset(Hw *hw, uint8_t index, uint8_t value, uint8_t 
         return hw_write_indexed(hw, VGA_SR_ADDR, 0x00, sr00_after);
 }
 
-static bool vga_device_is_bochs(const DisplayDevice *d)
-{
-        return d && d->vendor_id == BOCHS_VENDOR && d->device_id == BOCHS_DEVICE;
-}
-
-/* Bochs VBE: is a dispi (linear frame buffer) mode enabled? Puts the dispi index back. */
-static int vga_dispi_enabled(Hw *hw, bool *ret)
-{
-        uint16_t saved_index, id, enable = 0;
-        int r, k;
-
-        r = hw_inw(hw, BOCHS_DISPI_INDEX, &saved_index);
-        if (r < 0)
-                return r;
-        r = hw_outw(hw, BOCHS_DISPI_INDEX, DISPI_INDEX_ID);
-        if (r >= 0)
-                r = hw_inw(hw, BOCHS_DISPI_DATA, &id);
-        if (r >= 0 && id >= DISPI_ID_MIN && id <= DISPI_ID_MAX) {
-                r = hw_outw(hw, BOCHS_DISPI_INDEX, DISPI_INDEX_ENABLE);
-                if (r >= 0)
-                        r = hw_inw(hw, BOCHS_DISPI_DATA, &enable);
-        }
-        k = hw_outw(hw, BOCHS_DISPI_INDEX, saved_index);
-        if (r < 0)
-                return r;
-        if (k < 0)
-                return k;
-        *ret = enable & 0x01;
-        return 0;
-}
-
 /* ---- probe and save -------------------------------------------------------------- */
 
 static int vga_probe(Hw *hw, const DisplayDevice *d)
@@ -392,8 +353,8 @@ static int vga_save_locked(Hw *hw, const DisplayDevice *d, VgaRegs *regs, uint8_
                 r = hw_inb(hw, VGA_DAC_DATA, &regs->palette[i]);
 
         /* Planes only in a VGA mode: in a Bochs dispi mode 0xA0000 is frame buffer. */
-        if (r >= 0 && vga_device_is_bochs(d))
-                r = vga_dispi_enabled(hw, &dispi);
+        if (r >= 0)
+                r = dispi_mode_enabled(hw, d, &dispi);
         if (r >= 0) {
                 if (dispi)
                         regs->flags |= VGA_FLAG_DISPI;
@@ -502,20 +463,18 @@ static int vga_restore_locked(Hw *hw, const DisplayDevice *d, const VgaRegs *reg
 
         /* Saved in a VGA mode but now in a dispi mode (e.g. firmware set one on wake): leave
          * it, or the planes would land in the linear frame buffer. */
-        if (planes && vga_device_is_bochs(d)) {
+        if (planes) {
                 bool dispi;
-                r = vga_dispi_enabled(hw, &dispi);
+                r = dispi_mode_enabled(hw, d, &dispi);
                 if (r < 0)
                         return r;
                 if (dispi) {
                         uint16_t saved_index;
-                        r = hw_inw(hw, BOCHS_DISPI_INDEX, &saved_index);
+                        r = hw_inw(hw, DISPI_PORT_INDEX, &saved_index);
                         if (r >= 0)
-                                r = hw_outw(hw, BOCHS_DISPI_INDEX, DISPI_INDEX_ENABLE);
+                                r = dispi_write(hw, DISPI_ENABLE, 0x0000);
                         if (r >= 0)
-                                r = hw_outw(hw, BOCHS_DISPI_DATA, 0x0000);
-                        if (r >= 0)
-                                r = hw_outw(hw, BOCHS_DISPI_INDEX, saved_index);
+                                r = hw_outw(hw, DISPI_PORT_INDEX, saved_index);
                         if (r < 0)
                                 return r;
                 }
@@ -712,6 +671,27 @@ static int vga_verify_locked(Hw *hw, const VgaRegs *want, Buffer *report)
         return mismatches;
 }
 
+/* The VGA registers alone do not say which mode the picture is in: on a device with the
+ * Bochs dispi interface a dispi (VESA) mode overrides them. A dispi mode saved but not
+ * enabled now (nothing restored it), or enabled now over a saved VGA mode, is a mismatch. */
+static int vga_verify_mode_kind(Hw *hw, const DisplayDevice *d, uint8_t flags, Buffer *report)
+{
+        bool dispi, want = flags & VGA_FLAG_DISPI;
+        int r;
+
+        r = dispi_mode_enabled(hw, d, &dispi);
+        if (r < 0)
+                return r;
+        if (dispi == want)
+                return 0;
+        if (report)
+                (void)buffer_printf(report, "%s\n",
+                                    want ? "Bochs dispi mode saved but not enabled now: the VGA registers are "
+                                           "back, the mode is not (the bochs method restores it)"
+                                         : "a Bochs dispi mode is enabled over the saved VGA mode");
+        return 1;
+}
+
 static int vga_verify(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, Buffer *report)
 {
         VgaRegs want;
@@ -726,10 +706,20 @@ static int vga_verify(Hw *hw, const DisplayDevice *d, const uint8_t *payload, si
         if (r < 0)
                 return r;
         r = vga_verify_locked(hw, &want, report);
+        if (r >= 0) {
+                k = vga_verify_mode_kind(hw, d, want.flags, report);
+                r = k < 0 ? k : r + k;
+        }
         k = hw_vga_unlock(hw);
         if (r < 0)
                 return r;
         return k < 0 ? k : r;
+}
+
+static unsigned vga_modes(const DisplayDevice *d)
+{
+        (void)d;
+        return METHOD_MODE_VGA;
 }
 
 /* ---- dump ------------------------------------------------------------------------ */
@@ -872,5 +862,6 @@ const MethodOps method_vga = {
         .check = vga_check,
         .restore = vga_restore,
         .verify = vga_verify,
+        .modes = vga_modes,
         .dump = vga_dump,
 };

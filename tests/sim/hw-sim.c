@@ -41,6 +41,7 @@ struct HwSim {
 
         bool dispi_present;
         uint8_t *dispi_fb;
+        unsigned dispi_fb_clears; /* enable transitions without NOCLEARMEM */
 
         bool dac_mask_reads_zero;
         bool forbid;
@@ -309,7 +310,7 @@ static bool sim_colour(const HwSim *sim)
 
 static bool sim_dispi_enabled(const HwSim *sim)
 {
-        return sim->dispi_present && (sim->st.dispi[HW_SIM_DISPI_ENABLE] & 0x01);
+        return sim->dispi_present && (sim->st.dispi[HW_SIM_DISPI_ENABLE] & HW_SIM_DISPI_ENABLED);
 }
 
 /* The CRTC/ST01 ports answer only at the address MSR bit 0 selects. */
@@ -553,22 +554,110 @@ static bool sim_is_dispi_port(const HwSim *sim, uint16_t port)
 
 static uint16_t sim_dispi_read(HwSim *sim, uint16_t port)
 {
+        const uint16_t *r = sim->st.dispi;
+
         if (port == 0x1CE)
                 return sim->st.dispi_index;
+        if (r[HW_SIM_DISPI_ENABLE] & HW_SIM_DISPI_GETCAPS) {
+                /* QEMU: while GETCAPS is set the geometry registers read the maxima. */
+                if (sim->st.dispi_index == HW_SIM_DISPI_XRES)
+                        return 16000;
+                if (sim->st.dispi_index == HW_SIM_DISPI_YRES)
+                        return 12000;
+                if (sim->st.dispi_index == HW_SIM_DISPI_BPP)
+                        return 32;
+        }
         if (sim->st.dispi_index < HW_SIM_DISPI_COUNT)
-                return sim->st.dispi[sim->st.dispi_index];
+                return r[sim->st.dispi_index];
+        if (sim->st.dispi_index == HW_SIM_DISPI_VIDEO_MEMORY_64K)
+                return (uint16_t)(HW_SIM_DISPI_VRAM_SIZE / 0x10000u);
         return 0;
 }
 
+/* QEMU's vbe_fixup_regs(), while a mode is enabled: a valid depth (else 8), the width a
+ * multiple of 8, a virtual width at least the width, VIRT_HEIGHT computed from the video
+ * memory, offsets that keep the screen inside it. */
+static void sim_dispi_fixup(HwSim *sim)
+{
+        uint16_t *r = sim->st.dispi;
+        uint32_t bits, line, maxy;
+
+        if (!(r[HW_SIM_DISPI_ENABLE] & HW_SIM_DISPI_ENABLED))
+                return;
+        switch (r[HW_SIM_DISPI_BPP]) {
+        case 4: case 8: case 16: case 24: case 32:
+                bits = r[HW_SIM_DISPI_BPP];
+                break;
+        case 15:
+                bits = 16;
+                break;
+        default:
+                bits = r[HW_SIM_DISPI_BPP] = 8;
+                break;
+        }
+        r[HW_SIM_DISPI_XRES] &= (uint16_t)~7u;
+        if (r[HW_SIM_DISPI_XRES] == 0)
+                r[HW_SIM_DISPI_XRES] = 8;
+        r[HW_SIM_DISPI_VIRT_WIDTH] &= (uint16_t)~7u;
+        if (r[HW_SIM_DISPI_VIRT_WIDTH] < r[HW_SIM_DISPI_XRES])
+                r[HW_SIM_DISPI_VIRT_WIDTH] = r[HW_SIM_DISPI_XRES];
+        line = r[HW_SIM_DISPI_VIRT_WIDTH] * bits / 8;
+        maxy = HW_SIM_DISPI_VRAM_SIZE / line;
+        if (r[HW_SIM_DISPI_YRES] == 0)
+                r[HW_SIM_DISPI_YRES] = 1;
+        if (r[HW_SIM_DISPI_YRES] > maxy)
+                r[HW_SIM_DISPI_YRES] = (uint16_t)maxy;
+        if ((uint64_t)r[HW_SIM_DISPI_X_OFFSET] * bits / 8 + (uint64_t)r[HW_SIM_DISPI_Y_OFFSET] * line +
+                    (uint64_t)r[HW_SIM_DISPI_YRES] * line > HW_SIM_DISPI_VRAM_SIZE)
+                r[HW_SIM_DISPI_Y_OFFSET] = 0;
+        r[HW_SIM_DISPI_VIRT_HEIGHT] = (uint16_t)MIN(maxy, 0xFFFFu);
+}
+
+/* QEMU's vbe_ioport_write_data(): ID takes only a valid interface version; VIRT_HEIGHT is
+ * read-only; the enable transition resets VIRT_WIDTH and the offsets and clears the frame
+ * buffer unless NOCLEARMEM is set. */
 static void sim_dispi_write(HwSim *sim, uint16_t port, uint16_t v)
 {
+        uint16_t *r = sim->st.dispi;
+
         if (port == 0x1CE) {
                 sim->st.dispi_index = v;
                 return;
         }
-        if (sim->st.dispi_index == HW_SIM_DISPI_ID || sim->st.dispi_index >= HW_SIM_DISPI_COUNT)
-                return; /* the ID is read-only here (QEMU accepts ID writes for negotiation) */
-        sim->st.dispi[sim->st.dispi_index] = v;
+        switch (sim->st.dispi_index) {
+        case HW_SIM_DISPI_ID:
+                if (v >= 0xB0C0 && v <= 0xB0C5)
+                        r[HW_SIM_DISPI_ID] = v;
+                break;
+        case HW_SIM_DISPI_XRES:
+        case HW_SIM_DISPI_YRES:
+        case HW_SIM_DISPI_BPP:
+        case HW_SIM_DISPI_VIRT_WIDTH:
+        case HW_SIM_DISPI_X_OFFSET:
+        case HW_SIM_DISPI_Y_OFFSET:
+                r[sim->st.dispi_index] = v;
+                sim_dispi_fixup(sim);
+                break;
+        case HW_SIM_DISPI_BANK:
+                r[HW_SIM_DISPI_BANK] = (uint16_t)(v & (HW_SIM_DISPI_VRAM_SIZE / 0x10000u - 1));
+                break;
+        case HW_SIM_DISPI_ENABLE:
+                if ((v & HW_SIM_DISPI_ENABLED) && !(r[HW_SIM_DISPI_ENABLE] & HW_SIM_DISPI_ENABLED)) {
+                        r[HW_SIM_DISPI_VIRT_WIDTH] = 0;
+                        r[HW_SIM_DISPI_X_OFFSET] = 0;
+                        r[HW_SIM_DISPI_Y_OFFSET] = 0;
+                        r[HW_SIM_DISPI_ENABLE] |= HW_SIM_DISPI_ENABLED;
+                        sim_dispi_fixup(sim);
+                        if (!(v & HW_SIM_DISPI_NOCLEARMEM)) {
+                                memset(sim->dispi_fb, 0, HW_SIM_DISPI_FB_SIZE);
+                                sim->dispi_fb_clears++;
+                        }
+                }
+                r[HW_SIM_DISPI_ENABLE] = v;
+                break;
+        default:
+                break; /* VIRT_HEIGHT and unknown registers: ignored */
+        }
 }
 
 static int sim_io_read(Hw *hw, uint16_t port, unsigned width, uint32_t *ret)
@@ -1345,7 +1434,8 @@ int hw_sim_new(const DisplayDevice *d, HwSim **ret_sim, Hw **ret_hw)
                 sim->device = *d;
         else
                 sim_default_device(&sim->device);
-        sim->dispi_present = sim->device.vendor_id == 0x1234 && sim->device.device_id == 0x1111;
+        sim->dispi_present = (sim->device.vendor_id == 0x1234 && sim->device.device_id == 0x1111) ||
+                             (sim->device.vendor_id == 0x80ee && sim->device.device_id == 0xbeef);
 
         sim->dispi_fb = calloc(1, HW_SIM_DISPI_FB_SIZE);
         sim->mmio = calloc(HW_SIM_MMIO_SIZE / 4, sizeof(uint32_t));
@@ -1525,13 +1615,29 @@ void hw_sim_load_mode12(HwSim *sim)
 
 int hw_sim_set_dispi_mode(HwSim *sim, uint16_t xres, uint16_t yres, uint16_t bpp)
 {
+        uint16_t *r = sim->st.dispi;
+
         if (!sim->dispi_present)
                 return -EOPNOTSUPP;
-        sim->st.dispi[HW_SIM_DISPI_XRES] = xres;
-        sim->st.dispi[HW_SIM_DISPI_YRES] = yres;
-        sim->st.dispi[HW_SIM_DISPI_BPP] = bpp;
-        sim->st.dispi[HW_SIM_DISPI_ENABLE] = 0x01;
+        /* As a firmware mode set leaves it (enable transition, fixup), without the clear. */
+        r[HW_SIM_DISPI_ENABLE] = 0;
+        r[HW_SIM_DISPI_XRES] = xres;
+        r[HW_SIM_DISPI_YRES] = yres;
+        r[HW_SIM_DISPI_BPP] = bpp;
+        r[HW_SIM_DISPI_VIRT_WIDTH] = r[HW_SIM_DISPI_X_OFFSET] = r[HW_SIM_DISPI_Y_OFFSET] = 0;
+        r[HW_SIM_DISPI_ENABLE] = HW_SIM_DISPI_ENABLED | HW_SIM_DISPI_LFB_ENABLED;
+        sim_dispi_fixup(sim);
         return 0;
+}
+
+unsigned hw_sim_dispi_fb_clears(const HwSim *sim)
+{
+        return sim->dispi_fb_clears;
+}
+
+uint8_t *hw_sim_dispi_fb_mut(HwSim *sim)
+{
+        return sim->dispi_fb;
 }
 
 const uint8_t *hw_sim_dispi_fb(const HwSim *sim)
@@ -1544,7 +1650,8 @@ bool hw_sim_display_live(const HwSim *sim)
         const HwSimVgaState *st = &sim->st;
 
         if (sim_dispi_enabled(sim))
-                return st->dispi[HW_SIM_DISPI_XRES] != 0 && st->dispi[HW_SIM_DISPI_YRES] != 0;
+                return st->dispi[HW_SIM_DISPI_XRES] != 0 && st->dispi[HW_SIM_DISPI_YRES] != 0 &&
+                       st->dispi[HW_SIM_DISPI_BPP] != 0;
 
         return (st->ar_index & HW_SIM_AR_PAS) && st->cr[CR_HDISP_END] != 0 &&
                !(st->sr[SR_CLOCKING] & 0x20) && (st->sr[SR_RESET] & 0x03) == 0x03;

@@ -20,9 +20,14 @@
  *     clear; reads: GR05 bit 4 set; plane offset = address >> 1) and plain planar
  *     addressing; read modes 0 and 1 with the latches; write modes 0-3 with set/reset,
  *     rotate, logical function and bit mask. Nothing is approximated.
- *   - Bochs dispi (only for vendor 0x1234 device 0x1111): index 0x1CE, data 0x1CF, 16-bit
- *     accesses; while enable (index 4) bit 0 is set the 0xA0000 window reaches a separate
- *     linear frame buffer, not the planes.
+ *   - Bochs dispi (only for 1234:1111, QEMU's std VGA, and 80ee:beef, VirtualBox's VBoxVGA):
+ *     index 0x1CE, data 0x1CF, 16-bit accesses, with QEMU's semantics (hw/display/vga.c):
+ *     ID takes only 0xB0C0-0xB0C5; geometry writes are fixed up while enabled (width a
+ *     multiple of 8, VIRT_WIDTH >= XRES, VIRT_HEIGHT computed from 16 MiB of video memory,
+ *     read-only); the enable transition resets VIRT_WIDTH and the X/Y offsets and clears
+ *     the frame buffer unless NOCLEARMEM (0x80) is set; GETCAPS (0x02) makes XRES/YRES/BPP
+ *     read the maxima. While enable bit 0 is set the 0xA0000 window reaches a separate
+ *     linear frame buffer (its first 128 KiB), not the planes.
  *   - The machine around the device (HwSimSystemState): virtual terminals (which one is
  *     active, which are held open, how long a switch takes) and backlight class devices
  *     (name, brightness, max_brightness). Their ops are logged like hardware accesses.
@@ -54,7 +59,18 @@
 #define HW_SIM_DISPI_YRES 2
 #define HW_SIM_DISPI_BPP 3
 #define HW_SIM_DISPI_ENABLE 4
-#define HW_SIM_DISPI_ID_VALUE 0xB0C5
+#define HW_SIM_DISPI_BANK 5
+#define HW_SIM_DISPI_VIRT_WIDTH 6
+#define HW_SIM_DISPI_VIRT_HEIGHT 7
+#define HW_SIM_DISPI_X_OFFSET 8
+#define HW_SIM_DISPI_Y_OFFSET 9
+#define HW_SIM_DISPI_VIDEO_MEMORY_64K 10 /* read-only, not in the register file */
+#define HW_SIM_DISPI_ID_VALUE 0xB0C5     /* what the ID reads after a reset (QEMU: ID5) */
+#define HW_SIM_DISPI_ENABLED 0x01
+#define HW_SIM_DISPI_GETCAPS 0x02
+#define HW_SIM_DISPI_LFB_ENABLED 0x40
+#define HW_SIM_DISPI_NOCLEARMEM 0x80
+#define HW_SIM_DISPI_VRAM_SIZE (16u * 1024u * 1024u) /* what the geometry is checked against */
 
 typedef struct HwSim HwSim;
 
@@ -175,9 +191,14 @@ void hw_sim_load_mode3(HwSim *sim);
 void hw_sim_load_mode12(HwSim *sim);
 /* Fills all four planes with a deterministic pattern derived from seed (each plane different). */
 void hw_sim_fill_planes(HwSim *sim, uint32_t seed);
-/* Enables a Bochs dispi mode (xres x yres x bpp); -EOPNOTSUPP if the device has no dispi. */
+/* Enables a Bochs dispi mode (xres x yres x bpp) as a firmware mode set leaves it: ENABLE
+ * 0x41 (enabled, linear frame buffer), VIRT_WIDTH = XRES, offsets 0, VIRT_HEIGHT computed;
+ * the frame buffer is kept. Not logged. -EOPNOTSUPP if the device has no dispi. */
 int hw_sim_set_dispi_mode(HwSim *sim, uint16_t xres, uint16_t yres, uint16_t bpp);
 const uint8_t *hw_sim_dispi_fb(const HwSim *sim);
+uint8_t *hw_sim_dispi_fb_mut(HwSim *sim);
+/* How often an enable transition without NOCLEARMEM cleared the frame buffer. */
+unsigned hw_sim_dispi_fb_clears(const HwSim *sim);
 
 /* The display is live: dispi enabled with a non-zero resolution, or PAS set, CR01
  * (horizontal display end) != 0, SR01 bit 5 (screen off) clear and the sequencer running

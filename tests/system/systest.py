@@ -14,7 +14,7 @@ way: the display stays off after wake.
 
   systest.py CASE --source-root DIR --build-root DIR --vgapeek BIN --workdir DIR
 
-Cases: daemon, daemon-cirrus, delay, pm-suspend, sleep-hook, kms, control.
+Cases: daemon, daemon-cirrus, vesafb, delay, pm-suspend, sleep-hook, kms, control.
 Exit: 0 pass, 1 fail, 77 skip (the guest image cannot be built here: the reason is
 printed; tools/check counts an unexpected skip as a failure).
 
@@ -385,9 +385,16 @@ class Case:
 
 # ---- the cases ------------------------------------------------------------------------
 
-def daemon_sleep(c, vga='std', delay_s=None):
-    """systemctl suspend with umsrestored.service enabled (the package's default)."""
-    c.boot(vga, append=f'umsrestore_test.inhibit_delay={delay_s}' if delay_s else '')
+def daemon_sleep(c, vga='std', delay_s=None, append='', console=None):
+    """systemctl suspend with umsrestored.service enabled (the package's default). With
+    console (a /proc/fb name) the console is that firmware frame buffer in a Bochs dispi
+    mode, which must be enabled before sleep and again after the restore."""
+    want_dispi = console is not None
+    c.boot(vga, append=' '.join(a for a in (append, f'umsrestore_test.inhibit_delay={delay_s}' if delay_s else '')
+                                if a))
+    if console:
+        _, out = c.run('cat /proc/fb', expect=0)
+        c.require(console in out, f'/proc/fb says {out.strip()!r}, expected the {console!r} console')
     rc, out = c.run('systest wait-unit umsrestored.service 30')
     c.require(rc == 0 and out.strip().endswith('active'), f'umsrestored.service is not active: {out}')
     u = c.unit()
@@ -405,13 +412,19 @@ def daemon_sleep(c, vga='std', delay_s=None):
     if lock:
         V.log(f'before sleep: logind delay lock {lock}')
     c.run('umsrestored --status')
-    before, p0 = c.picture()
+    before, p0 = c.picture(want_dispi=want_dispi)
+    if want_dispi:
+        V.log(f"before sleep: dispi mode {p0.f.get('dispi_mode')}, enable {p0.f.get('dispi_enable')}")
+        _, fbmode = c.run('cat /sys/class/graphics/fb0/virtual_size /sys/class/graphics/fb0/bits_per_pixel', expect=0)
+        w, h, bpp = re.split(r'[,\s]+', fbmode.strip())
+        c.require(p0.f.get('dispi_mode') == f'{w}x{h}x{bpp}',
+                  f"dispi mode {p0.f.get('dispi_mode')} is not fb0's {w}x{h}x{bpp}")
     cursor = c.sleep('systemctl suspend', before)
     c.after_logind_sleep(cursor)
     restored = c.wait_journal(cursor, DAEMON_MATCH, '^Restored display state|^Restoring display state failed', 20)
     c.check(restored and restored.startswith('Restored'), f'the daemon logged no restore after wake: {restored!r}')
     c.times['wake_to_restored_s'] = round(time.monotonic() - c.t_wake, 2)
-    c.expect_restored(before, p0)
+    c.expect_restored(before, p0, want_dispi=want_dispi)
     entries = c.journal(cursor, 'sleep')
     check_daemon_journal(c, entries, delay_s or 5)
     lock = c.wait_lock(15, pid)
@@ -484,6 +497,12 @@ def case_daemon(c):
 def case_daemon_cirrus(c):
     """The same on cirrus."""
     daemon_sleep(c, 'cirrus')
+
+
+def case_vesafb(c):
+    """std VGA, vga=0x314: a vesafb 800x600x16 console in a Bochs dispi mode, systemctl suspend
+    with umsrestored.service: the dispi mode, the registers and the picture come back."""
+    daemon_sleep(c, 'std', append='vga=0x314', console='VESA VGA')
 
 
 def case_delay(c):
@@ -629,6 +648,7 @@ def case_control(c):
 CASES = {
     'daemon': case_daemon,
     'daemon-cirrus': case_daemon_cirrus,
+    'vesafb': case_vesafb,
     'delay': case_delay,
     'pm-suspend': case_pm_suspend,
     'sleep-hook': case_sleep_hook,

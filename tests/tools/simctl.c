@@ -5,7 +5,7 @@
 
 static int usage(void)
 {
-        fprintf(stderr, "usage: simctl init FILE mode3|mode12 [SEED]\n"
+        fprintf(stderr, "usage: simctl init FILE mode3|mode12|dispi [SEED]\n"
                         "       simctl wake|wake-full FILE\n"
                         "       simctl diff FILE1 FILE2     (exit 1 if they differ)\n"
                         "       simctl live FILE            (exit 1 if the display is off)\n"
@@ -51,7 +51,11 @@ int main(int argc, char *argv[])
                         hw_sim_load_mode3(sim);
                 else if (streq(argv[3], "mode12"))
                         hw_sim_load_mode12(sim);
-                else
+                else if (streq(argv[3], "dispi")) { /* vesafb at vga=0x314: 800x600x16 */
+                        hw_sim_load_mode12(sim);
+                        if (hw_sim_set_dispi_mode(sim, 800, 600, 16) < 0)
+                                return 2;
+                } else
                         return usage();
                 return store(sim, path);
         }

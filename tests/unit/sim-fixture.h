@@ -44,6 +44,17 @@ static inline void print_log(HwSim *sim)
         fprintf(stderr, "%s", buffer_str(&b));
 }
 
+/* Two simulator states are the same (HW_SIM_DIFF_INDEXES: index registers too); prints the
+ * differences when not. */
+static inline void assert_no_diff(const HwSimVgaState *a, const HwSimVgaState *b, unsigned flags)
+{
+        _cleanup_(buffer_done) Buffer report = { 0 };
+        size_t n = hw_sim_state_diff(a, b, flags, &report);
+        if (n != 0)
+                fprintf(stderr, "%zu differences:\n%s", n, buffer_str(&report));
+        assert_int_equal(n, 0);
+}
+
 /* A malformed payload is refused by check(), restore(), verify() and dump() with
  * -EBADMSG, and none of them touches the device (the forbid switch would count it). */
 static inline void assert_method_refuses_without_access(Fixture *f, const MethodOps *m, const uint8_t *p,

@@ -51,6 +51,11 @@ expect 0 'legacy VGA through the VGA arbiter' --status --root "$M/two-gpus"
 expect 0 'Cannot save or restore on this machine: kernel lockdown \(integrity\)' --status --root "$M/lockdown"
 expect 1 "No display device at '0000:00:09.0'" --status --device 0000:00:09.0 --root "$M/two-gpus"
 expect 0 '"verdict":"kms"' --status --json --root "$M/stdvga-bochs-kms"
+# A firmware frame buffer mode no planned method brings back is named before sleep.
+expect 0 'WARNING: its efifb console runs a linear frame buffer \(VESA/UEFI GOP\) mode that no planned method brings back: the screen will stay dark after sleep \(no built-in method can restore it on this device\)' --status --root "$M/efifb"
+expect 0 '"mode":"linear","mode_restorable":false,"mode_warning":"its efifb console' --status --json --root "$M/efifb"
+expect 0 '"mode":"linear","mode_restorable":true,"mode_warning":null' --status --json --root "$M/vesafb"
+expect 0 '"mode":"vga","mode_restorable":true,"mode_warning":null' --status --json --root "$M/cirrus-nodriver"
 # a KMS-only machine has nothing to save: exit 3, and no state directory is created
 tmp=$(mktemp -d); cp -r "$M/stdvga-bochs-kms" "$tmp/m"
 expect 3 'nothing to save' --save-now --root "$tmp/m"

@@ -307,6 +307,7 @@ static void test_order_with_the_table(void **state)
         Buffer payloads[16] = { { 0 } };
         const MethodOps *order[] = { method_by_name("backlight"), method_by_name("console"),
                                      method_by_name("dpms"), method_by_name("vga"),
+                                     method_by_name("bochs"),
                                      method_by_name("intel"), method_by_name("pci-config") };
 
         /* The table is in the documented save order. */
@@ -522,7 +523,7 @@ static void test_engine_roundtrip(void **state)
         hw_sim_set_backlight_wake(f->sim, HW_SIM_BACKLIGHT_WAKE_MAX, 0);
 
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
-        assert_string_equal(res->devices[0].methods, "backlight, console, dpms, vga, pci-config");
+        assert_string_equal(res->devices[0].methods, "backlight, console, dpms, vga, bochs, pci-config");
         assert_int_equal(hw_sim_vt_active(f->sim), 2);
         engine_result_free(TAKE_PTR(res));
 
@@ -531,7 +532,7 @@ static void test_engine_roundtrip(void **state)
         assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
         if (res->devices[0].r != 0)
                 fprintf(stderr, "%s\n", res->devices[0].message);
-        assert_string_equal(res->devices[0].methods, "pci-config, vga, dpms, console, backlight");
+        assert_string_equal(res->devices[0].methods, "pci-config, bochs, vga, dpms, console, backlight");
         assert_int_equal(res->devices[0].mismatches, 0);
         assert_int_equal(hw_sim_vt_active(f->sim), 1);
         assert_int_equal(hw_sim_backlight(f->sim, "intel_backlight")->brightness, 3000);
@@ -543,7 +544,7 @@ static void test_engine_roundtrip(void **state)
         c.survey.console_switch = false;
         hw_sim_log_clear(f->sim);
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
-        assert_string_equal(res->devices[0].methods, "backlight, dpms, vga, pci-config");
+        assert_string_equal(res->devices[0].methods, "backlight, dpms, vga, bochs, pci-config");
         assert_int_equal(hw_sim_count_type(f->sim, HW_SIM_VT_ACTIVATE), 0);
         assert_int_equal(hw_sim_vt_active(f->sim), 1);
         engine_cleanup(&e);

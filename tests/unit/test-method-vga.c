@@ -4,15 +4,6 @@
 #include "sim-fixture.h"
 #include "methods/vga.h"
 
-static void assert_no_diff(const HwSimVgaState *a, const HwSimVgaState *b, unsigned flags)
-{
-        _cleanup_(buffer_done) Buffer report = { 0 };
-        size_t n = hw_sim_state_diff(a, b, flags, &report);
-        if (n != 0)
-                fprintf(stderr, "%zu differences:\n%s", n, buffer_str(&report));
-        assert_int_equal(n, 0);
-}
-
 static void save(Fixture *f)
 {
         buffer_done(&f->payload);
@@ -481,6 +472,35 @@ static void test_dispi_enabled_at_restore(void **state)
         free(before);
 }
 
+/* "Verified" means the mode is back: the VGA registers of a dispi mode restored over a
+ * device whose dispi mode is off (no bochs method ran) are a mismatch, and so is a dispi mode
+ * left enabled over a saved VGA mode. */
+static void test_verify_mode_kind(void **state)
+{
+        Fixture *f = *state;
+        _cleanup_(buffer_done) Buffer report = { 0 };
+
+        hw_sim_load_mode12(f->sim);
+        assert_int_equal(hw_sim_set_dispi_mode(f->sim, 800, 600, 16), 0);
+        save(f);
+        assert_int_equal(f->payload.data[VGA_OFF_FLAGS], VGA_FLAG_DISPI);
+        hw_sim_wake(f->sim);
+        assert_int_equal(method_vga.restore(f->hw, f->hw->device, f->payload.data, f->payload.size), 0);
+        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report), 1);
+        assert_string_equal(buffer_str(&report), "Bochs dispi mode saved but not enabled now: the VGA registers "
+                                                 "are back, the mode is not (the bochs method restores it)\n");
+        assert_int_equal(hw_sim_set_dispi_mode(f->sim, 800, 600, 16), 0);
+        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, NULL), 0);
+
+        buffer_done(&report);
+        hw_sim_load_mode3(f->sim);
+        save(f);
+        assert_int_equal(f->payload.data[VGA_OFF_FLAGS], VGA_FLAG_PLANES);
+        assert_int_equal(hw_sim_set_dispi_mode(f->sim, 800, 600, 16), 0);
+        assert_int_equal(method_vga.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report), 1);
+        assert_non_null(strstr(buffer_str(&report), "a Bochs dispi mode is enabled over the saved VGA mode"));
+}
+
 static void test_other_vendor_no_dispi_ports(void **state)
 {
         DisplayDevice d = {
@@ -684,6 +704,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_malformed_payloads, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dispi_mode_save, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dispi_enabled_at_restore, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_verify_mode_kind, setup, teardown),
                 cmocka_unit_test(test_other_vendor_no_dispi_ports),
                 cmocka_unit_test_setup_teardown(test_verify_report, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dump, setup, teardown),

@@ -44,7 +44,7 @@ check "saving changed nothing on the device" "$SIMCTL" diff "$T/before" "$T/sim"
 code 0 "dump" U --dump "$STATE"
 grep -q '^CRTC\[0x11\] = 0x8e' "$T/out" && ok "dump names CRTC registers" || bad "dump lacks CRTC[0x11]"
 grep -q 'Device: *0000:00:02.0 \[1234:1111\]' "$T/out" && ok "dump shows the device" || bad "dump lacks the device"
-check "dump --json parses" sh -c "'$BIN' --dump '$STATE' --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert [m[\"name\"] for m in d[\"methods\"]] == [\"console\", \"dpms\", \"vga\", \"pci-config\"], d'"
+check "dump --json parses" sh -c "'$BIN' --dump '$STATE' --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert [m[\"name\"] for m in d[\"methods\"]] == [\"console\", \"dpms\", \"vga\", \"bochs\", \"pci-config\"], d'"
 
 "$SIMCTL" wake "$T/sim"
 code 1 "after wake the display is off" "$SIMCTL" live "$T/sim"
@@ -162,6 +162,43 @@ code 10 "restore-now restores the device that saved" U2 --restore-now
 grep -q "0000:01:00.0: restore failed: not restored: no state was saved" "$T/out" && ok "the other is named" \
     || bad "no line for the device without state"
 check "  ...which is identical to before" "$SIMCTL" diff "$T/before2" "$T/sim2"
+
+# A vesafb console in a Bochs dispi mode (800x600x16): the bochs method brings the mode back.
+cp -r "$DATA/machines/vesafb" "$T/mv"
+UV() { env UMSRESTORE_TEST_HW_SIM="$T/simv" "$BIN" --root "$T/mv" "$@"; }
+"$SIMCTL" init "$T/simv" dispi 3
+cp "$T/simv" "$T/beforev"
+code 0 "dispi: save-now" UV --save-now
+grep -q "WARNING" "$T/out" && bad "dispi: the save warns although bochs is planned" || ok "dispi: no warning from the save"
+grep -q "saved 5 methods (console, dpms, vga, bochs, pci-config)" "$T/out" && ok "dispi: bochs saved" \
+    || { bad "dispi: bochs not among the saved methods"; sed 's/^/#   /' "$T/out"; }
+code 0 "dispi: dump" UV --dump "$T/mv/run/umsrestore/0000:00:02.0.state"
+grep -q '^\[bochs\] method id 7' "$T/out" && grep -q '^bochs: dispi mode 800x600, 16 bpp, linear frame buffer$' "$T/out" \
+    && grep -q '^XRES        = 800$' "$T/out" && grep -q '^ENABLE      = 0x0041  (enabled, linear frame buffer)$' "$T/out" \
+    && ok "dispi: --dump names the dispi registers" || { bad "dispi: --dump lacks the bochs section"; sed 's/^/#   /' "$T/out"; }
+"$SIMCTL" wake "$T/simv"
+code 1 "dispi: after wake the mode is off" "$SIMCTL" live "$T/simv"
+code 0 "dispi: restore-now" UV --restore-now
+grep -q "restored and verified 5 methods (pci-config, bochs, vga, dpms, console)" "$T/out" \
+    && ok "dispi: restored and verified, bochs before vga" || bad "dispi: not restored in the order pci-config, bochs, vga"
+check "dispi: restored device is identical to before sleep" "$SIMCTL" diff "$T/beforev" "$T/simv"
+
+# The same without bochs in the plan: named before sleep (--status, the save's warning), and
+# the restore is not "verified" while the dispi mode is off.
+printf '[Device 1234:1111]\nMethods=console dpms vga pci-config\n' >"$T/nobochs.conf"
+code 0 "no bochs: status" UV --config "$T/nobochs.conf" --status
+grep -q "WARNING: its vesafb console runs a linear frame buffer .* mode that no planned method brings back.*the bochs method would" "$T/out" \
+    && ok "no bochs: --status names the mode no method restores" || { bad "no bochs: no warning in --status"; sed 's/^/#   /' "$T/out"; }
+check "no bochs: --status --json says mode_restorable false" sh -c "'$BIN' --root '$T/mv' --config '$T/nobochs.conf' --status --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)[\"devices\"][0]; assert d[\"mode\"] == \"linear\" and d[\"mode_restorable\"] is False and \"bochs method would\" in d[\"mode_warning\"], d'"
+check "with bochs: --status --json says mode_restorable true" sh -c "'$BIN' --root '$T/mv' --status --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin)[\"devices\"][0]; assert d[\"mode\"] == \"linear\" and d[\"mode_restorable\"] is True and d[\"mode_warning\"] is None, d'"
+"$SIMCTL" init "$T/simv" dispi 3
+code 0 "no bochs: save-now succeeds" UV --config "$T/nobochs.conf" --save-now
+grep -q "WARNING: its vesafb console runs a linear frame buffer" "$T/out" && ok "no bochs: the save warns" \
+    || { bad "no bochs: the save does not warn"; sed 's/^/#   /' "$T/out"; }
+"$SIMCTL" wake "$T/simv"
+code 9 "no bochs: restore-now is not verified" UV --config "$T/nobochs.conf" --restore-now
+grep -q "Bochs dispi mode saved but not enabled now" "$T/out" && ok "no bochs: verify names the missing mode" \
+    || { bad "no bochs: verify does not name the dispi mode"; sed 's/^/#   /' "$T/out"; }
 
 echo "1..$n"
 exit $fail

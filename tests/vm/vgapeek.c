@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* vgapeek: the QEMU suite's in-guest look at the VGA registers. Prints one line of
- * "key=value" pairs (misc output, sequencer, CRTC, graphics, attribute index, Bochs dispi
- * enable, and with --mem a hash of the 0xA0000-0xBFFFF window) so the host can tell a live
+ * "key=value" pairs (misc output, sequencer, CRTC, graphics, attribute index, the Bochs dispi
+ * ID, enable, mode, virtual width and offsets, bank, and with --mem a hash of the
+ * 0xA0000-0xBFFFF window) so the host can tell a live
  * display from one that is off. It reads only: every index register it moves is put back,
  * and the attribute controller is never written (a write would change the PAS bit). */
 #include <errno.h>
@@ -29,6 +30,10 @@
 #define DISPI_INDEX_YRES 0x2
 #define DISPI_INDEX_BPP 0x3
 #define DISPI_INDEX_ENABLE 0x4
+#define DISPI_INDEX_BANK 0x5
+#define DISPI_INDEX_VIRT_WIDTH 0x6
+#define DISPI_INDEX_X_OFFSET 0x8
+#define DISPI_INDEX_Y_OFFSET 0x9
 
 #define VGA_WINDOW_BASE 0xA0000
 #define VGA_WINDOW_SIZE 0x20000
@@ -115,6 +120,9 @@ int main(int argc, char **argv)
         printf(" dispi_enable=%04x", dispi_read(DISPI_INDEX_ENABLE));
         printf(" dispi_mode=%ux%ux%u", dispi_read(DISPI_INDEX_XRES), dispi_read(DISPI_INDEX_YRES),
                dispi_read(DISPI_INDEX_BPP));
+        printf(" dispi_virt=%u+%u+%u", dispi_read(DISPI_INDEX_VIRT_WIDTH), dispi_read(DISPI_INDEX_X_OFFSET),
+               dispi_read(DISPI_INDEX_Y_OFFSET));
+        printf(" dispi_bank=%u", dispi_read(DISPI_INDEX_BANK));
         outw(saved_dispi, DISPI_INDEX);
 
         if (want_mem) {

@@ -351,12 +351,13 @@ class Machine:
 
     RC_RE = re.compile(r'@@RC (\d+)@@')
 
-    def __init__(self, workdir, kernel, initrd, vga='std', append='', memory=256, name='vm'):
+    def __init__(self, workdir, kernel, initrd, vga='std', append='', memory=256, name='vm', firmware=None):
         self.workdir = workdir
         self.kernel = kernel
         self.initrd = initrd
         self.vga = vga
         self.append = append
+        self.firmware = firmware  # None: SeaBIOS; a path: '-bios PATH' (OVMF)
         self.memory = memory
         self.name = name
         self.proc = None
@@ -385,6 +386,7 @@ class Machine:
         return [QEMU, '-machine', 'pc,accel=tcg', '-cpu', 'qemu64', '-smp', '1', '-m', str(self.memory),
                 '-vga', self.vga, '-display', 'none', '-net', 'none', '-no-reboot',
                 '-global', 'PIIX4_PM.disable_s3=0',
+                *(['-bios', self.firmware] if self.firmware else []),
                 '-kernel', self.kernel.vmlinuz, '-initrd', self.initrd, '-append', cmdline,
                 '-chardev', 'stdio,id=ser0,signal=off', '-serial', 'chardev:ser0',
                 '-monitor', 'none', '-qmp', f'unix:{qmp_path},server=on,wait=off']
@@ -844,6 +846,18 @@ class VgaPeek:
         if want_dispi and not self.dispi_enable & 1:
             p.append(f'Bochs dispi enable {self.dispi_enable:#06x}: no linear mode')
         return p
+
+    def with_screen_on(self):
+        """These registers as the dpms method leaves them: the sequencer running (SR00 bits
+        0-1) and the CRTC syncs enabled (CR17 bit 7). OVMF's GOP driver leaves both clear in
+        its dispi mode, where they do not matter."""
+        f = dict(self.f)
+        sr, cr = list(self.sr), list(self.cr)
+        sr[0] |= 0x03
+        cr[0x17] |= 0x80
+        f['sr'] = ','.join(f'{v:02x}' for v in sr)
+        f['cr'] = ','.join(f'{v:02x}' for v in cr)
+        return VgaPeek('vgapeek ' + ' '.join(f'{k}={v}' for k, v in f.items()))
 
     def registers(self):
         """The register part (no memory hash), for before/after comparisons."""

@@ -10,7 +10,7 @@ be stale").
 
   vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR
 
-Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps.
+Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps, efifb, vesafb.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -83,9 +83,9 @@ class Case:
               (' (NO-OP stand-in for umsrestored)' if self.noop else ''))
         return initrd
 
-    def boot(self, vga='std', modules=(), tools=None):
+    def boot(self, vga='std', modules=(), tools=None, firmware=None, append=''):
         initrd = self.prepare(modules, tools)
-        self.machine = V.Machine(self.dir, self.kernel, initrd, vga=vga)
+        self.machine = V.Machine(self.dir, self.kernel, initrd, vga=vga, firmware=firmware, append=append)
         self.machine.start(self.deadline)
         self.times['boot_s'] = round(self.machine.boot_s, 1)
         return self.machine
@@ -142,8 +142,8 @@ class Case:
         p = self.peek(mem=True)
         return shots['asleep'], woken, p
 
-    def expect_off(self, p, when):
-        problems = p.problems()
+    def expect_off(self, p, when, want_dispi=False):
+        problems = p.problems(want_dispi=want_dispi)
         check(problems, f'{when}: the display is live although nothing restored it; QEMU did not reset '
                         f'the VGA, so this run proves nothing ({p.line})')
         V.log(f'{when}: display off as expected: ' + '; '.join(problems))
@@ -354,6 +354,64 @@ def case_console(c):
     check(out.strip() == 'tty1', f'--restore-now did not switch back to tty1 (foreground: {out.strip()!r})')
 
 
+OVMF = '/usr/share/ovmf/OVMF.fd'  # Debian's ovmf (tools/packages.txt): UEFI, no video BIOS
+
+
+def dispi_case(c, console, firmware=None, append='', mode=None):
+    """A firmware frame buffer console on std VGA, in a Bochs dispi mode: the wake disables the
+    mode (the registers read in the guest say so), --save-now / --restore-now bring the same
+    mode back (dispi enable, geometry, offsets and the VGA registers as before suspend) with
+    the frame buffer kept, so the screendump equals the picture pixel for pixel."""
+    c.boot('std', firmware=firmware, append=append)
+    _, out = c.run('cat /proc/fb', expect=0)
+    check(console in out, f'/proc/fb says {out.strip()!r}, expected the {console!r} console')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(want_dispi=True), f'dispi mode not live before suspend: {p0.line}')
+    _, fbmode = c.run('cat /sys/class/graphics/fb0/virtual_size /sys/class/graphics/fb0/bits_per_pixel', expect=0)
+    w, h, bpp = re.split(r'[,\s]+', fbmode.strip())
+    want = mode or f'{w}x{h}x{bpp}'
+    check(p0.f.get('dispi_mode') == want, f"dispi mode {p0.f.get('dispi_mode')}, expected {want} (fb0: {fbmode.split()})")
+    V.log(f"before suspend: {console} on dispi {p0.f['dispi_mode']}, enable {p0.f['dispi_enable']}")
+    try:
+        st = c.device(c.status_json())
+    except Failure as e:  # the no-op stand-in prints nothing: let the restore be what fails
+        st = None
+        V.log(f'(checked by the restore below) {e}')
+    if st is not None:
+        V.log(f"--status: methods {st.get('methods')}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
+        check('bochs' in (st.get('methods') or []) and st.get('mode') == 'linear' and st.get('mode_restorable'),
+              f'--status does not plan the bochs method for the linear mode: {st}')
+    _, out = c.ums('--no-console-switch --save-now', expect=0)
+    c.times['save_ms'] = c.ms(out)
+    check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
+    p_saved = c.peek(mem=True)
+    check(p_saved.line == p0.line, f'--save-now changed the hardware:\n  before {p0.line}\n  after  {p_saved.line}')
+    _, _, p = c.sleep_and_wake(before)
+    c.expect_off(p, 'after wake', want_dispi=True)
+    check(not p.dispi_enable & 1, f'after wake the dispi mode is still enabled: {p.line}')
+    rc, out = c.ums('--no-console-switch --restore-now')
+    c.times['restore_ms'] = c.ms(out)
+    want = p0.with_screen_on()  # the dpms method turns the screen on, whatever the firmware left
+    if want.line != p0.line:
+        V.log(f'expected after the restore (screen on by the dpms method): {want.line}')
+    c.expect_restored(before, want, want_dispi=True,
+                      rc_check=(rc == 0, f'--restore-now exited {rc}, expected 0:\n{out}'))
+
+
+def case_efifb(c):
+    """OVMF (UEFI, no video BIOS), efifb console in the GOP's dispi mode: restored by the native
+    bochs method, registers and picture as before suspend."""
+    check(os.path.exists(OVMF), f'{OVMF} is missing (Debian package ovmf, tools/packages.txt)')
+    dispi_case(c, 'EFI VGA', firmware=OVMF)
+
+
+def case_vesafb(c):
+    """SeaBIOS, vga=0x314: vesafb 800x600x16 console: restored pixel for pixel, dispi enabled
+    at 800x600x16 again."""
+    dispi_case(c, 'VESA VGA', append='vga=0x314', mode='800x600x16')
+
+
 # Capabilities by number (linux/capability.h), for checking the effective set in the guest.
 CAP_BITS = {'sys_rawio': 17, 'sys_admin': 21, 'sys_tty_config': 26}
 UNIT_CAPS = ('sys_rawio', 'sys_admin', 'sys_tty_config')  # units/umsrestored.service.in
@@ -442,7 +500,7 @@ def caps_run(c, label, caps, before, p0):
 
 
 def case_caps(c):
-    """Which capabilities the default plan (console, dpms, vga, pci-config) needs on std VGA:
+    """Which capabilities the default plan (console, dpms, vga, bochs, pci-config) needs on std VGA:
     root with only the unit's bounding set saves and restores the identical picture; without
     CAP_SYS_RAWIO, without CAP_SYS_TTY_CONFIG or without any, --save-now and --restore-now
     fail and the picture does not come back; without CAP_SYS_ADMIN both still work here."""
@@ -486,6 +544,8 @@ CASES = {
     'two-cycles': case_two_cycles,
     'console': case_console,
     'caps': case_caps,
+    'efifb': case_efifb,
+    'vesafb': case_vesafb,
 }
 
 
