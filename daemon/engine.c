@@ -86,6 +86,16 @@ static void remove_undo(const EngineConfig *c, const DisplayDevice *d)
                 (void)state_remove(c->rundir->fd, name);
 }
 
+/* Opens d through the configured backend; a failure is said in res. */
+static int open_device(const EngineConfig *c, const DisplayDevice *d, DeviceResult *res, Hw **ret)
+{
+        int r = c->hw->open(d, c->hw->userdata, ret);
+        if (r < 0)
+                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
+                         STRERROR(r));
+        return r;
+}
+
 static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char *console, DeviceResult *res)
 {
         const DisplayDevice *d = &sd->device;
@@ -104,12 +114,9 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
                 return r;
         }
 
-        r = c->hw->open(d, c->hw->userdata, &hw);
-        if (r < 0) {
-                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
-                         STRERROR(r));
+        r = open_device(c, d, res, &hw);
+        if (r < 0)
                 return r;
-        }
 
         state_fill_header(c, d, &s);
         for (size_t i = 0; i < sd->n_plan; i++) {
@@ -282,12 +289,9 @@ static int open_and_write_back(const EngineConfig *c, const DisplayDevice *d, co
         _cleanup_(hw_freep) Hw *hw = NULL;
         int r;
 
-        r = c->hw->open(d, c->hw->userdata, &hw);
-        if (r < 0) {
-                snprintf(res->message, sizeof(res->message), "cannot open the device for access: %s",
-                         STRERROR(r));
+        r = open_device(c, d, res, &hw);
+        if (r < 0)
                 return r;
-        }
         return write_back(hw, d, s, res, report);
 }
 

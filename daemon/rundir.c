@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "rundir.h"
 
@@ -118,21 +119,6 @@ int rundir_open(const char *path, uid_t uid, bool create, RunDir **ret, char **r
 
         *ret = TAKE_PTR(d);
         return 0;
-}
-
-int open_regular_at(int dir_fd, const char *name, int flags, mode_t mode)
-{
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
-
-        fd = openat(dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
-        if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        return TAKE_FD(fd);
 }
 
 static int open_lock_file(const RunDir *d, const char *name)

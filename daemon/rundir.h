@@ -45,10 +45,6 @@ int rundir_daemon_lock_is_held(const RunDir *d);
  * Returns the number removed. */
 int rundir_sweep_temp(const RunDir *d);
 
-/* openat(dir_fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode), then
- * refuses anything but a regular file (-EBADFD). Returns the fd. The one way files in the
- * run directory (and state files given by path) are opened: a FIFO cannot hang it. */
-int open_regular_at(int dir_fd, const char *name, int flags, mode_t mode);
 
 /* Opens name in the directory for reading without blocking (a FIFO planted there cannot
  * hang the caller) and refuses anything but a regular file (-EBADFD) and symlinks (-ELOOP). */

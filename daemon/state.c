@@ -64,6 +64,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "rundir.h"
 #include "state.h"

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "sysfs.h"
 
 /* Longest first line we accept: sysfs attributes are at most one page. */
@@ -57,7 +58,6 @@ int sysfs_read_line(const char *root, const char *path, char **ret)
         _cleanup_close_ int fd = -EBADF;
         size_t n = 0, len;
         const char *nl;
-        struct stat st;
         int r;
 
         if (!ret)
@@ -67,13 +67,9 @@ int sysfs_read_line(const char *root, const char *path, char **ret)
                 return r;
 
         /* Attributes are regular files; under a --root tree a FIFO must not hang a read. */
-        fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        fd = open_regular_at(AT_FDCWD, full, O_RDONLY, 0);
         if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
+                return fd;
 
         /* One byte more than the limit tells a too-long line from one that just fits. */
         buf = malloc(SYSFS_LINE_MAX + 2);

@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "fileio.h"
 #include "hw/hw-system.h"
 #include "sysfs.h"
 
@@ -145,7 +146,6 @@ int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
 {
         _cleanup_close_ int fd = -EBADF;
         char path[256], value[16];
-        struct stat st;
         ssize_t n;
         int len, r;
 
@@ -153,13 +153,9 @@ int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
         r = backlight_file(name, "brightness", path, sizeof(path));
         if (r < 0)
                 return r;
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        fd = open_regular_at(AT_FDCWD, path, O_WRONLY, 0);
         if (fd < 0)
-                return negative_errno();
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
+                return fd;
         len = snprintf(value, sizeof(value), "%" PRIu32 "\n", brightness);
         n = write(fd, value, (size_t)len);
         if (n < 0)

@@ -13,6 +13,7 @@ import sys
 # module "conf", methods/ is "methods", hw/ is "hw".
 LAYERS = [
     ["macro", "exit-codes", "version"],
+    ["fileio"],
     ["log", "buffer", "sysfs", "suggest", "child", "conf-reader"],
     ["rundir", "devices", "intel-chips"],
     ["hw", "classify", "state"],
