@@ -20,6 +20,7 @@ typedef enum GeneralKey {
 typedef enum DeviceKey {
         DEVICE_MANAGE,
         DEVICE_METHODS,
+        DEVICE_VBE_POST,
         _DEVICE_KEY_MAX,
 } DeviceKey;
 

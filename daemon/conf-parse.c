@@ -163,6 +163,12 @@ static int device_set(ConfigDevice *dev, DeviceKey k, const char *value, char **
                 return 0;
         case DEVICE_METHODS:
                 return conf_parse_methods(key, value, dev->methods, &dev->n_methods, ret_error);
+        case DEVICE_VBE_POST:
+                r = value[0] == '\0' ? -1 : conf_parse_boolean(key, value, ret_error);
+                if (r < 0 && value[0] != '\0')
+                        return r;
+                dev->vbe_post = r;
+                return 0;
         case _DEVICE_KEY_MAX:
                 break;
         }

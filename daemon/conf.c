@@ -21,6 +21,7 @@ const char *const config_general_keys[_GENERAL_KEY_MAX] = {
 const char *const config_device_keys[_DEVICE_KEY_MAX] = {
         [DEVICE_MANAGE] = "Manage",
         [DEVICE_METHODS] = "Methods",
+        [DEVICE_VBE_POST] = "VBEPost",
 };
 
 const Config config_defaults = {
@@ -88,7 +89,7 @@ int config_device_get(Config *c, const DeviceMatch *m, size_t *ret_index)
         if (!grown)
                 return -ENOMEM;
         c->devices = grown;
-        grown[c->n_devices] = (ConfigDevice){ .match = *m, .manage = -1 };
+        grown[c->n_devices] = (ConfigDevice){ .match = *m, .manage = -1, .vbe_post = -1 };
         *ret_index = c->n_devices++;
         return 0;
 }
@@ -121,6 +122,16 @@ bool config_device_managed(const Config *c, const DisplayDevice *d)
         if (c->n_include > 0)
                 return device_match_any(c->include, c->n_include, d);
         return true;
+}
+
+bool config_device_vbe_post(const Config *c, const DisplayDevice *d)
+{
+        for (int by_id = 0; by_id <= 1; by_id++) {
+                const ConfigDevice *s = config_device_section(c, d, by_id);
+                if (s && s->vbe_post >= 0)
+                        return s->vbe_post > 0;
+        }
+        return c->vbe_post;
 }
 
 size_t config_device_methods(const Config *c, const DisplayDevice *d, const char **ret, size_t max)
@@ -205,6 +216,9 @@ int config_format(const Config *c, Buffer *out)
                                   dev->manage < 0 ? "" : yes_no(dev->manage > 0));
                 if (r >= 0)
                         r = format_methods(out, dk[DEVICE_METHODS], dev->methods, dev->n_methods);
+                if (r >= 0)
+                        r = buffer_printf(out, "%s=%s\n", dk[DEVICE_VBE_POST],
+                                          dev->vbe_post < 0 ? "" : yes_no(dev->vbe_post > 0));
         }
         return r < 0 ? r : 0;
 }

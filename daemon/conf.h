@@ -32,6 +32,7 @@ typedef struct ConfigDevice {
         int manage;                              /* Manage=: -1 not set, 0 no, 1 yes */
         size_t n_methods;                        /* Methods=: 0 = not set, use [General] Methods= */
         const char *methods[CONFIG_METHODS_MAX]; /* static names from method_table */
+        int vbe_post;                            /* VBEPost=: -1 not set (use [General]), 0 no, 1 yes */
 } ConfigDevice;
 
 typedef struct Config {
@@ -91,6 +92,10 @@ bool config_device_managed(const Config *c, const DisplayDevice *d);
  * else of its [Device VENDOR:DEVICE] section, else [General] Methods=. Stores at most max
  * names in ret and returns how many; 0 means "the built-in defaults". */
 size_t config_device_methods(const Config *c, const DisplayDevice *d, const char **ret, size_t max);
+
+/* VBEPost= for d: of its [Device SLOT] section, else of its [Device VENDOR:DEVICE] section,
+ * else [General] VBEPost=. */
+bool config_device_vbe_post(const Config *c, const DisplayDevice *d);
 
 /* Appends the configuration as INI text with every key, which parses back to an equal
  * configuration. */

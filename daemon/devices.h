@@ -48,6 +48,15 @@ typedef struct DisplayDevice {
         /* A function that is part of another function's display engine (the second function
          * of an Intel IGD, class 0x0380, at 00:02.1): the slot of that function 0, else "". */
         char engine_slot[SLOT_MAX];
+
+        /* Filled by the survey from the configuration (and, where it applies, the quirk
+         * database): what is asked of the methods for this device beyond its plan. Methods
+         * read these; no method reads the configuration itself. */
+        struct DeviceSettings {
+                bool vbe_post;  /* VBEPost=: the vbe method may POST the video BIOS on restore */
+                bool vbe_named; /* the vbe method was asked for by name (Methods=), so it runs
+                                 * whatever mode the device is in */
+        } settings;
 } DisplayDevice;
 
 typedef struct DeviceList {

@@ -17,6 +17,21 @@ bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d)
         return !c->config || config_device_managed(c->config, d);
 }
 
+void survey_device_settings(const SurveyConfig *c, DisplayDevice *d)
+{
+        const char *selected[PLAN_MAX];
+        size_t n;
+
+        d->settings = (struct DeviceSettings){ 0 };
+        if (!c->config)
+                return;
+        d->settings.vbe_post = config_device_vbe_post(c->config, d);
+        n = config_device_methods(c->config, d, selected, PLAN_MAX);
+        for (size_t i = 0; i < n; i++)
+                if (streq(selected[i], "vbe"))
+                        d->settings.vbe_named = true;
+}
+
 size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX])
 {
         const char *selected[PLAN_MAX];
@@ -168,6 +183,7 @@ int survey_run(const SurveyConfig *c, Survey **ret)
                 else if (!survey_device_allowed(c, d))
                         sd->role = SURVEY_EXCLUDED;
                 else {
+                        survey_device_settings(c, &sd->device);
                         sd->role = SURVEY_MANAGED;
                         sd->n_plan = survey_plan(c, d, sd->plan);
                         s->n_managed++;

@@ -59,6 +59,9 @@ int survey_run(const SurveyConfig *c, Survey **ret);
 /* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
 bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d);
 
+/* Fills d->settings from the configuration (all off without one). */
+void survey_device_settings(const SurveyConfig *c, DisplayDevice *d);
+
 /* The methods that will run for d, in save order (the method table's order; a configured
  * Methods= list selects from it). Returns the count; 0 for a device not managed. */
 size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX]);

@@ -102,6 +102,7 @@ static void assert_config_equal(const Config *a, const Config *b)
         for (size_t i = 0; i < a->n_devices; i++) {
                 assert_true(matches_equal(&a->devices[i].match, &b->devices[i].match, 1));
                 assert_int_equal(a->devices[i].manage, b->devices[i].manage);
+                assert_int_equal(a->devices[i].vbe_post, b->devices[i].vbe_post);
                 assert_true(methods_equal(a->devices[i].methods, a->devices[i].n_methods,
                                           b->devices[i].methods, b->devices[i].n_methods));
         }
@@ -776,6 +777,36 @@ static void test_matching(void **state)
         assert_string_equal(m[0], "vga");
 }
 
+/* VBEPost= per device: the slot section, then the ID section, then [General]; a typo in
+ * the value is an error with the line. */
+static void test_vbe_post_per_device(void **state)
+{
+        _cleanup_(config_freep) Config *c = NULL, *g = NULL;
+        DisplayDevice a = make_device("0000:00:02.0", 0x8086, 0x27ae); /* slot section: no */
+        DisplayDevice b = make_device("0000:00:05.0", 0x8086, 0x27ae); /* ID section: yes */
+        DisplayDevice e = make_device("0000:00:04.0", 0x10de, 0x0001); /* [General] */
+        char *error = NULL;
+
+        (void)state;
+        c = parse_ok("[General]\nVBEPost=no\n"
+                     "[Device 8086:27ae]\nVBEPost=yes\n"
+                     "[Device 0000:00:02.0]\nVBEPost=no\n"
+                     "[Device 00:04.0]\nVBEPost=\n");
+        assert_false(config_device_vbe_post(c, &a));
+        assert_true(config_device_vbe_post(c, &b));
+        assert_false(config_device_vbe_post(c, &e));
+        assert_int_equal(c->devices[2].vbe_post, -1);
+        g = parse_ok("[General]\nVBEPost=yes\n[Device 00:02.0]\nManage=yes\n");
+        assert_true(config_device_vbe_post(g, &a));
+        assert_true(config_device_vbe_post(g, &e));
+        config_free(TAKE_PTR(g));
+        assert_int_equal(config_new(&g), 0);
+        assert_int_equal(config_parse_string("[Device 00:02.0]\nVBEPost=sometimes\n", "t.conf", g, &error), -EINVAL);
+        assert_non_null(error);
+        assert_non_null(strstr(error, "t.conf:2"));
+        free(error);
+}
+
 static void roundtrip(const char *text)
 {
         _cleanup_(config_freep) Config *c = NULL, *again = NULL;
@@ -830,13 +861,16 @@ static void test_format(void **state)
                                               "[Device 0000:00:02.0]\n"
                                               "Manage=\n"
                                               "Methods=vga\n"
+                                              "VBEPost=\n"
                                               "\n"
                                               "[Device 8086:27ae]\n"
                                               "Manage=no\n"
-                                              "Methods=\n");
+                                              "Methods=\n"
+                                              "VBEPost=\n");
         buffer_done(&out);
 
         roundtrip("");
+        roundtrip("[Device 00:02.0]\nVBEPost=yes\n[Device 8086:27ae]\nVBEPost=no\nManage=yes\n");
         roundtrip("[General]\nMethods=vga "
                   "pci-config\nConsoleSwitch=no\nVBEPost=yes\nSaveDeadlineSec=59.999999\n"
                   "Include=00:02.0 8086:27ae 0002:03:1f.7\nExclude=ffff:ffff\nLogLevel=debug\n"
@@ -1011,7 +1045,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_explicit), cmocka_unit_test(test_matching),
                 cmocka_unit_test(test_format),   cmocka_unit_test(test_shipped_file),
                 cmocka_unit_test(test_inline_comments), cmocka_unit_test(test_fifo),
-                cmocka_unit_test(test_daemon_readable),
+                cmocka_unit_test(test_daemon_readable), cmocka_unit_test(test_vbe_post_per_device),
         };
 
         if (argc < 2) {
