@@ -9,7 +9,8 @@
 /* Legacy port ranges a handle may reach: the VGA registers (mono and colour, 0x3B0-0x3DF)
  * and the Bochs/QEMU VBE "dispi" index/data pair. The dispi registers are 16 bits wide: the
  * index at 0x1CE, the data at 0x1CF, so a data access spans ports 0x1CF-0x1D0 and the range
- * (and the ioperm() libpciaccess does for it on x86) is 0x1CE-0x1D0. Anything else is -ERANGE. */
+ * (and the ioperm() libpciaccess does for it on x86) is 0x1CE-0x1D0. Besides these, only the
+ * device's own I/O BARs (what its video BIOS reaches); anything else is -ERANGE. */
 #define VGA_IO_BASE 0x3B0u
 #define VGA_IO_SIZE 0x30u
 #define VBE_IO_BASE 0x1CEu
@@ -37,6 +38,8 @@ typedef struct PciHw {
         DisplayDevice device; /* our own copy: hw.device points here */
         struct pci_device *dev;
         struct pci_io_handle *io[_IO_RANGE_MAX]; /* opened on first access */
+        struct pci_io_handle *bar_io[6];         /* I/O BARs, opened on first access */
+        void *firmware[2];                       /* low memory and ROM area, read-only, mapped on first read */
         void *vga_mem;                           /* 0xA0000 window, mapped on first access */
         void *bar_map[6];                        /* whole BARs, mapped on first access */
         pciaddr_t bar_map_size[6];
@@ -109,6 +112,22 @@ static int io_handle(PciHw *p, uint16_t port, unsigned width, struct pci_io_hand
                 }
                 *ret_handle = p->io[i];
                 *ret_reg = port - base;
+                return 0;
+        }
+        for (unsigned i = 0; i < ELEMENTSOF(p->bar_io); i++) {
+                const struct pci_mem_region *region = &p->dev->regions[i];
+
+                if (!region->is_IO || region->size == 0 || port < region->base_addr ||
+                    (uint64_t)port + width > region->base_addr + region->size)
+                        continue;
+                if (!p->bar_io[i]) {
+                        errno = 0;
+                        p->bar_io[i] = pci_device_open_io(p->dev, region->base_addr, region->size);
+                        if (!p->bar_io[i])
+                                return errno > 0 ? -errno : -EIO;
+                }
+                *ret_handle = p->bar_io[i];
+                *ret_reg = (uint32_t)(port - region->base_addr);
                 return 0;
         }
         return -ERANGE;
@@ -325,6 +344,50 @@ static int pci_rom_read(Hw *hw, void *buf, size_t len)
         return (int)n;
 }
 
+/* The two firmware parts of the first MiB, as [base, base + size). */
+static const struct {
+        uint32_t base, size;
+} firmware_parts[2] = {
+        { 0, HW_FIRMWARE_LOW_END },
+        { HW_FIRMWARE_ROM_BASE, HW_FIRMWARE_END - HW_FIRMWARE_ROM_BASE },
+};
+
+/* Through the legacy memory mapping libpciaccess offers (the bus's legacy_mem, else /dev/mem,
+ * which the kernel lets reach the first MiB even with STRICT_DEVMEM; mapped, not read():
+ * read() shows zeros for RAM pages there). Read-only. */
+static int pci_firmware_read(Hw *hw, uint32_t addr, void *buf, size_t len)
+{
+        PciHw *p = pci_hw(hw);
+        unsigned part = addr >= HW_FIRMWARE_ROM_BASE;
+        const volatile uint8_t *src;
+        uint8_t *dst = buf;
+        int r;
+
+        if (!p->firmware[part]) {
+                void *m = NULL;
+
+                r = pci_device_map_legacy(p->dev, firmware_parts[part].base, firmware_parts[part].size, 0, &m);
+                if (r != 0 || !m)
+                        return r > 0 ? -r : -EIO;
+                p->firmware[part] = m;
+        }
+        src = (const volatile uint8_t *)p->firmware[part] + (addr - firmware_parts[part].base);
+        for (size_t i = 0; i < len; i++)
+                dst[i] = src[i];
+        return 0;
+}
+
+static int pci_bar_info(Hw *hw, unsigned bar, HwBar *ret)
+{
+        const struct pci_mem_region *region = &pci_hw(hw)->dev->regions[bar];
+
+        if (region->size == 0)
+                return -ENXIO;
+        *ret = (HwBar){ .base = region->base_addr, .size = region->size, .is_io = region->is_IO,
+                          .prefetchable = region->is_prefetchable };
+        return 0;
+}
+
 static void pci_delay_us(Hw *hw, unsigned usec)
 {
         struct timespec ts = {
@@ -416,6 +479,12 @@ static void pci_hw_free(Hw *hw)
         for (size_t i = 0; i < _IO_RANGE_MAX; i++)
                 if (p->io[i])
                         pci_device_close_io(p->dev, p->io[i]);
+        for (size_t i = 0; i < ELEMENTSOF(p->bar_io); i++)
+                if (p->bar_io[i])
+                        pci_device_close_io(p->dev, p->bar_io[i]);
+        for (size_t i = 0; i < ELEMENTSOF(p->firmware); i++)
+                if (p->firmware[i])
+                        (void)pci_device_unmap_legacy(p->dev, p->firmware[i], firmware_parts[i].size);
         free(p);
         pci_system_unref();
 }
@@ -431,6 +500,8 @@ static const HwOps pci_hw_ops = {
         .mmio_read32 = pci_mmio_read32,
         .mmio_write32 = pci_mmio_write32,
         .rom_read = pci_rom_read,
+        .firmware_read = pci_firmware_read,
+        .bar_info = pci_bar_info,
         .delay_us = pci_delay_us,
         .vga_lock = pci_vga_lock,
         .vga_unlock = pci_vga_unlock,

@@ -66,6 +66,45 @@ int hw_outw(Hw *hw, uint16_t port, uint16_t value)
         return HW_CALL(hw, io_write, port, 2, value);
 }
 
+int hw_inl(Hw *hw, uint16_t port, uint32_t *ret)
+{
+        return HW_CALL(hw, io_read, port, 4, ret);
+}
+
+int hw_outl(Hw *hw, uint16_t port, uint32_t value)
+{
+        return HW_CALL(hw, io_write, port, 4, value);
+}
+
+int hw_firmware_read(Hw *hw, uint32_t addr, void *buf, size_t len)
+{
+        bool low = addr < HW_FIRMWARE_LOW_END && len <= HW_FIRMWARE_LOW_END - addr;
+        bool rom = addr >= HW_FIRMWARE_ROM_BASE && addr < HW_FIRMWARE_END && len <= HW_FIRMWARE_END - addr;
+
+        if (!buf || len == 0)
+                return -EINVAL;
+        if (!low && !rom)
+                return -ERANGE;
+        return HW_CALL(hw, firmware_read, addr, buf, len);
+}
+
+int hw_bar_info(Hw *hw, unsigned bar, HwBar *ret)
+{
+        if (bar > 5 || !ret)
+                return -EINVAL;
+        return HW_CALL(hw, bar_info, bar, ret);
+}
+
+int hw_child_export(Hw *hw, Buffer *out)
+{
+        return HW_CALL(hw, child_export, out);
+}
+
+int hw_child_import(Hw *hw, const void *data, size_t len)
+{
+        return HW_CALL(hw, child_import, data, len);
+}
+
 int hw_read_indexed(Hw *hw, uint16_t index_port, uint8_t index, uint8_t *ret)
 {
         int r = hw_outb(hw, index_port, index);

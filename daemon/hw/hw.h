@@ -5,6 +5,7 @@
  * backlights for a backend that leaves those ops NULL. */
 #pragma once
 
+#include "buffer.h"
 #include "devices.h"
 #include "macro.h"
 
@@ -28,6 +29,21 @@ typedef struct HwBacklightName {
 
 typedef struct Hw Hw;
 
+/* Physical memory of the first MiB that firmware owns, outside the VGA window: the interrupt
+ * vectors and BIOS data area, conventional memory with the EBDA, the video BIOS shadow at
+ * 0xC0000 and the system BIOS up to 0xFFFFF. Read-only, for the video BIOS method. */
+#define HW_FIRMWARE_LOW_END 0xA0000u  /* [0, HW_FIRMWARE_LOW_END) */
+#define HW_FIRMWARE_ROM_BASE 0xC0000u /* [HW_FIRMWARE_ROM_BASE, HW_FIRMWARE_END) */
+#define HW_FIRMWARE_END 0x100000u
+
+/* Where a base address register of the device is decoded. */
+typedef struct HwBar {
+        uint64_t base;
+        uint64_t size;
+        bool is_io;
+        bool prefetchable; /* memory without read side effects (a frame buffer) */
+} HwBar;
+
 typedef struct HwOps {
         const char *name; /* "pciaccess", "sim" */
 
@@ -50,6 +66,12 @@ typedef struct HwOps {
         /* Option ROM: copies up to len bytes; returns the number copied. */
         int (*rom_read)(Hw *hw, void *buf, size_t len);
 
+        /* Firmware memory of the first MiB (see HW_FIRMWARE_*), read-only; the range lies
+         * entirely in one of the two parts. */
+        int (*firmware_read)(Hw *hw, uint32_t addr, void *buf, size_t len);
+        /* BAR bar (0-5) of the device as the system assigned it; -ENXIO if it is unused. */
+        int (*bar_info)(Hw *hw, unsigned bar, HwBar *ret);
+
         void (*delay_us)(Hw *hw, unsigned usec);
 
         /* VGA arbiter: route legacy I/O + memory to this device (no-op with one GPU). */
@@ -71,6 +93,13 @@ typedef struct HwOps {
         int (*backlight_list)(Hw *hw, HwBacklightName *names, size_t max);
         int (*backlight_read)(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max);
         int (*backlight_write)(Hw *hw, const char *name, uint32_t brightness);
+
+        /* Only for a backend whose device lives in this process's memory (the simulator):
+         * what a child process did to the device is exported by the child after its work and
+         * imported by the parent, as if the child had reached the same device. NULL for real
+         * hardware, which every process reaches alike. */
+        int (*child_export)(Hw *hw, Buffer *out);
+        int (*child_import)(Hw *hw, const void *data, size_t len);
 
         void (*free)(Hw *hw);
 } HwOps;
@@ -113,6 +142,15 @@ int hw_cfg_write(Hw *hw, uint32_t offset, const void *buf, size_t len);
 int hw_mmio_read32(Hw *hw, unsigned bar, uint32_t offset, uint32_t *ret);
 int hw_mmio_write32(Hw *hw, unsigned bar, uint32_t offset, uint32_t value);
 int hw_rom_read(Hw *hw, void *buf, size_t len);
+/* 32-bit port accesses (the video BIOS method's emulated BIOS makes them). */
+int hw_inl(Hw *hw, uint16_t port, uint32_t *ret);
+int hw_outl(Hw *hw, uint16_t port, uint32_t value);
+/* -ERANGE for a range outside the firmware parts of the first MiB or across both. */
+int hw_firmware_read(Hw *hw, uint32_t addr, void *buf, size_t len);
+int hw_bar_info(Hw *hw, unsigned bar, HwBar *ret);
+/* -EOPNOTSUPP when the backend needs no hand-over (real hardware). */
+int hw_child_export(Hw *hw, Buffer *out);
+int hw_child_import(Hw *hw, const void *data, size_t len);
 void hw_delay_us(Hw *hw, unsigned usec);
 int hw_vga_lock(Hw *hw);
 int hw_vga_unlock(Hw *hw);

@@ -63,6 +63,9 @@ struct HwSim {
 
         uint8_t *rom;
         size_t rom_size;
+        uint8_t *firmware; /* HW_FIRMWARE_END bytes */
+        uint16_t hang_port;
+        size_t export_mark; /* child_export(): log entries before this one are the parent's */
 
         HwSimSystemState sys;
         uint32_t vt_switch_polls;   /* polls a switch takes */
@@ -161,6 +164,7 @@ const char *hw_sim_access_type_to_string(HwSimAccessType t)
                 [HW_SIM_BACKLIGHT_LIST] = "backlight list",
                 [HW_SIM_BACKLIGHT_READ] = "backlight read",
                 [HW_SIM_BACKLIGHT_WRITE] = "backlight write",
+                [HW_SIM_FIRMWARE_READ] = "firmware read",
         };
         if ((unsigned)t >= _HW_SIM_ACCESS_TYPE_MAX)
                 return "?";
@@ -176,6 +180,7 @@ const HwSimAccess *hw_sim_log(const HwSim *sim, size_t *ret_n)
 void hw_sim_log_clear(HwSim *sim)
 {
         sim->n_log = 0;
+        sim->export_mark = 0;
 }
 
 size_t hw_sim_access_count(const HwSim *sim)
@@ -660,6 +665,13 @@ static void sim_dispi_write(HwSim *sim, uint16_t port, uint16_t v)
         }
 }
 
+/* The ports the real backend reaches (hw-pciaccess.c): the VGA registers and the dispi pair;
+ * anything else is -ERANGE there, and so here (logged, not counted as an error). */
+static bool sim_port_reachable(uint16_t port, unsigned width)
+{
+        return (port >= 0x3B0 && (unsigned)port + width <= 0x3E0) || (port >= 0x1CE && (unsigned)port + width <= 0x1D1);
+}
+
 static int sim_io_read(Hw *hw, uint16_t port, unsigned width, uint32_t *ret)
 {
         HwSim *sim = hw->userdata;
@@ -680,6 +692,10 @@ static int sim_io_read(Hw *hw, uint16_t port, unsigned width, uint32_t *ret)
                 sim_error(sim, "read of port 0x%03x with width %u", port, width);
                 return -EINVAL;
         }
+        while (sim->hang_port != 0 && port == sim->hang_port)
+                pause();
+        if (!sim_port_reachable(port, width))
+                return -ERANGE;
 
         if (sim_is_dispi_port(sim, port)) {
                 if (width != 2)
@@ -716,6 +732,8 @@ static int sim_io_write(Hw *hw, uint16_t port, unsigned width, uint32_t value)
                 sim_error(sim, "write of port 0x%03x with width %u", port, width);
                 return -EINVAL;
         }
+        if (!sim_port_reachable(port, width))
+                return -ERANGE;
 
         if (sim_is_dispi_port(sim, port)) {
                 if (width != 2)
@@ -1056,6 +1074,144 @@ static int sim_rom_read(Hw *hw, void *buf, size_t len)
         return (int)MIN(n, (size_t)INT32_MAX);
 }
 
+static int sim_firmware_read(Hw *hw, uint32_t addr, void *buf, size_t len)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r;
+
+        r = sim_begin(sim, HW_SIM_FIRMWARE_READ, &a);
+        if (a) {
+                a->offset = addr;
+                a->len = (uint32_t)MIN(len, (size_t)UINT32_MAX);
+        }
+        if (r < 0)
+                return r;
+        if (addr > HW_FIRMWARE_END || len > HW_FIRMWARE_END - addr)
+                return -ERANGE;
+        memcpy(buf, sim->firmware + addr, len);
+        return 0;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A BAR's size is what its writable mask leaves: the lowest writable address bit. */
+static int sim_bar_info(Hw *hw, unsigned bar, HwBar *ret)
+{
+        HwSim *sim = hw->userdata;
+        uint32_t value = get_le32(sim->cfg + 0x10 + 4 * bar), mask = get_le32(sim->cfg_wmask + 0x10 + 4 * bar);
+        bool io = value & 1;
+
+        mask &= io ? ~UINT32_C(0x3) : ~UINT32_C(0xF);
+        if (mask == 0)
+                return -ENXIO;
+        *ret = (HwBar){
+                .base = value & (io ? ~UINT32_C(0x3) : ~UINT32_C(0xF)),
+                .size = (uint64_t)(mask & -mask),
+                .is_io = io,
+                .prefetchable = !io && (value & 0x8),
+        };
+        return 0;
+}
+
+/* The child_export blob: the fixed part, then the accesses the child logged. Host layout:
+ * it only ever goes from a child to its parent. */
+typedef struct SimExport {
+        HwSimVgaState st;
+        bool ar_flipflop_data;
+        uint8_t dac_read_index, dac_write_index, dac_sub, dac_state;
+        uint8_t dac_latch[3];
+        uint8_t latch[HW_SIM_PLANES];
+        uint8_t st01, feature_control, vga_enable;
+        unsigned dispi_fb_clears, violations, errors, protected_writes;
+        char last_error[256];
+        uint64_t delay_total_us;
+        uint8_t cfg[HW_SIM_CFG_SIZE];
+        uint8_t dispi_fb[HW_SIM_DISPI_FB_SIZE];
+        uint32_t mmio[HW_SIM_MMIO_SIZE / 4];
+        uint64_t n_log;
+} SimExport;
+
+static int sim_child_export(Hw *hw, Buffer *out)
+{
+        HwSim *sim = hw->userdata;
+        _cleanup_free_ SimExport *e = NULL;
+        size_t n = sim->n_log - MIN(sim->export_mark, sim->n_log);
+        int r;
+
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        e->st = sim->st;
+        e->ar_flipflop_data = sim->ar_flipflop_data;
+        e->dac_read_index = sim->dac_read_index;
+        e->dac_write_index = sim->dac_write_index;
+        e->dac_sub = sim->dac_sub;
+        e->dac_state = sim->dac_state;
+        memcpy(e->dac_latch, sim->dac_latch, sizeof(e->dac_latch));
+        memcpy(e->latch, sim->latch, sizeof(e->latch));
+        e->st01 = sim->st01;
+        e->feature_control = sim->feature_control;
+        e->vga_enable = sim->vga_enable;
+        e->dispi_fb_clears = sim->dispi_fb_clears;
+        e->violations = sim->violations;
+        e->errors = sim->errors;
+        e->protected_writes = sim->protected_writes;
+        memcpy(e->last_error, sim->last_error, sizeof(e->last_error));
+        e->delay_total_us = sim->delay_total_us;
+        memcpy(e->cfg, sim->cfg, sizeof(e->cfg));
+        memcpy(e->dispi_fb, sim->dispi_fb, sizeof(e->dispi_fb));
+        memcpy(e->mmio, sim->mmio, sizeof(e->mmio));
+        e->n_log = n;
+        r = buffer_append(out, e, sizeof(*e));
+        if (r >= 0 && n > 0)
+                r = buffer_append(out, sim->log + sim->export_mark, n * sizeof(HwSimAccess));
+        if (r >= 0)
+                sim->export_mark = sim->n_log;
+        return r;
+}
+
+static int sim_child_import(Hw *hw, const void *data, size_t len)
+{
+        HwSim *sim = hw->userdata;
+        const SimExport *e = data;
+        const HwSimAccess *entries = (const HwSimAccess *)(e + 1);
+
+        if (!data || len < sizeof(*e) || e->n_log > (len - sizeof(*e)) / sizeof(HwSimAccess) ||
+            len != sizeof(*e) + e->n_log * sizeof(HwSimAccess))
+                return -EBADMSG;
+        sim->st = e->st;
+        sim->ar_flipflop_data = e->ar_flipflop_data;
+        sim->dac_read_index = e->dac_read_index;
+        sim->dac_write_index = e->dac_write_index;
+        sim->dac_sub = e->dac_sub;
+        sim->dac_state = e->dac_state;
+        memcpy(sim->dac_latch, e->dac_latch, sizeof(e->dac_latch));
+        memcpy(sim->latch, e->latch, sizeof(e->latch));
+        sim->st01 = e->st01;
+        sim->feature_control = e->feature_control;
+        sim->vga_enable = e->vga_enable;
+        sim->dispi_fb_clears = e->dispi_fb_clears;
+        sim->violations = e->violations;
+        sim->errors = e->errors;
+        sim->protected_writes = e->protected_writes;
+        memcpy(sim->last_error, e->last_error, sizeof(e->last_error));
+        sim->delay_total_us = e->delay_total_us;
+        memcpy(sim->cfg, e->cfg, sizeof(e->cfg));
+        memcpy(sim->dispi_fb, e->dispi_fb, sizeof(e->dispi_fb));
+        memcpy(sim->mmio, e->mmio, sizeof(e->mmio));
+        for (uint64_t i = 0; i < e->n_log; i++) {
+                HwSimAccess *a = sim_log_append(sim, entries[i].type);
+                if (a)
+                        *a = entries[i];
+        }
+        sim->export_mark = sim->n_log;
+        return 0;
+}
+
 static void sim_delay_us(Hw *hw, unsigned usec)
 {
         HwSim *sim = hw->userdata;
@@ -1262,6 +1418,10 @@ static const HwOps hw_sim_ops = {
         .mmio_read32 = sim_mmio_read32,
         .mmio_write32 = sim_mmio_write32,
         .rom_read = sim_rom_read,
+        .firmware_read = sim_firmware_read,
+        .bar_info = sim_bar_info,
+        .child_export = sim_child_export,
+        .child_import = sim_child_import,
         .delay_us = sim_delay_us,
         .vga_lock = sim_vga_lock,
         .vga_unlock = sim_vga_unlock,
@@ -1439,7 +1599,8 @@ int hw_sim_new(const DisplayDevice *d, HwSim **ret_sim, Hw **ret_hw)
 
         sim->dispi_fb = calloc(1, HW_SIM_DISPI_FB_SIZE);
         sim->mmio = calloc(HW_SIM_MMIO_SIZE / 4, sizeof(uint32_t));
-        if (!sim->dispi_fb || !sim->mmio)
+        sim->firmware = calloc(1, HW_FIRMWARE_END);
+        if (!sim->dispi_fb || !sim->mmio || !sim->firmware)
                 return -ENOMEM;
         sim->mmio_bar = sim->device.vendor_id == 0x1234 ? 2 : 0;
 
@@ -1473,6 +1634,7 @@ HwSim *hw_sim_unref(HwSim *sim)
                 return NULL;
         free(sim->log);
         free(sim->rom);
+        free(sim->firmware);
         free(sim->mmio);
         free(sim->dispi_fb);
         free(sim);
@@ -1787,6 +1949,16 @@ int hw_sim_set_rom(HwSim *sim, const void *data, size_t len)
 }
 
 /* ---- the machine around the device ------------------------------------------------ */
+
+uint8_t *hw_sim_firmware(HwSim *sim)
+{
+        return sim->firmware;
+}
+
+void hw_sim_set_hang_port(HwSim *sim, uint16_t port)
+{
+        sim->hang_port = port;
+}
 
 HwSimSystemState *hw_sim_system_state(HwSim *sim)
 {

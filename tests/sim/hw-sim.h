@@ -109,6 +109,7 @@ typedef enum HwSimAccessType {
         HW_SIM_BACKLIGHT_LIST,
         HW_SIM_BACKLIGHT_READ,  /* reg: backlight slot (-1 none); value: brightness */
         HW_SIM_BACKLIGHT_WRITE, /* reg: backlight slot (-1 none); value: brightness written */
+        HW_SIM_FIRMWARE_READ,   /* offset: physical address; len: bytes */
         _HW_SIM_ACCESS_TYPE_MAX,
 } HwSimAccessType;
 
@@ -263,6 +264,23 @@ void hw_sim_set_mmio_hook(HwSim *sim, HwSimMmioHook hook, void *userdata);
 
 /* Option ROM contents (copied); without one, rom_read fails with -ENOENT. */
 int hw_sim_set_rom(HwSim *sim, const void *data, size_t len);
+
+/* The machine's first MiB as firmware_read sees it (HW_FIRMWARE_END bytes, zeros at first):
+ * interrupt vectors, BIOS data area, the video BIOS shadow at 0xC0000. Tests write it directly
+ * (not logged); reads of the VGA window part through firmware_read are refused as elsewhere. */
+uint8_t *hw_sim_firmware(HwSim *sim);
+
+/* BARs as bar_info reports them: decoded from the config space and its writable mask
+ * (BAR0 16 MiB memory, BAR2 512 KiB memory by default); a BAR with no writable bits is unused. */
+
+/* While set, a read of this port never returns (the process sleeps until killed), as a
+ * device that holds the bus would: only for code that reaches the device from a child
+ * process it can kill. 0 = none. */
+void hw_sim_set_hang_port(HwSim *sim, uint16_t port);
+
+/* What a child process did to the simulator (state, frame buffer, config space, MMIO, counters
+ * and the accesses it logged) is handed back with the child_export / child_import ops, so
+ * code that reaches the device from a child (the video BIOS emulation) is seen by the parent. */
 
 /* ---- the machine around the device: VTs and backlights ---- */
 
