@@ -2,6 +2,7 @@
 /* Owns the survey of the machine: each PCI display device with its verdict, whether the
  * configuration allows it, and its plan. The one loop every caller uses. */
 #include "survey.h"
+#include "sysfs.h"
 
 Survey *survey_free(Survey *s)
 {
@@ -23,6 +24,7 @@ void survey_device_settings(const SurveyConfig *c, DisplayDevice *d)
         size_t n;
 
         d->settings = (struct DeviceSettings){ 0 };
+        d->settings.uefi_boot = sysfs_exists(c->root, "/sys/firmware/efi");
         if (!c->config)
                 return;
         d->settings.vbe_post = config_device_vbe_post(c->config, d);
@@ -32,31 +34,49 @@ void survey_device_settings(const SurveyConfig *c, DisplayDevice *d)
                         d->settings.vbe_named = true;
 }
 
-size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX])
+/* Whether m is one of the methods the configuration (or, without Methods=, the default plan)
+ * wants for d, leaving aside on-demand methods in a default plan. */
+static bool plan_wants(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *m, const char *const *selected,
+                       size_t n_selected)
+{
+        bool console = c->console_switch && (!c->config || c->config->console_switch);
+        bool wanted = n_selected == 0;
+
+        for (size_t j = 0; j < n_selected && !wanted; j++)
+                wanted = streq(selected[j], m->name);
+        if (!wanted || (!console && streq(m->name, "console")))
+                return false;
+        /* A function of another's display engine: only what belongs to the function. */
+        if (d->engine_slot[0] && !m->function_local)
+                return false;
+        return !m->applies || m->applies(d);
+}
+
+size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, unsigned mode, const MethodOps *ret[static PLAN_MAX])
 {
         const char *selected[PLAN_MAX];
         size_t n = 0, n_selected = 0;
-        bool console = c->console_switch && (!c->config || c->config->console_switch);
+        unsigned covered = 0;
 
         if (!verdict_is_managed(d->verdict) || !survey_device_allowed(c, d))
                 return 0;
         if (c->config)
                 n_selected = config_device_methods(c->config, d, selected, PLAN_MAX);
 
+        /* What the plan brings back without the on-demand methods. */
+        for (size_t i = 0; i < method_table_size; i++) {
+                const MethodOps *m = method_table[i];
+
+                if (m && m->modes && (!m->on_demand || n_selected > 0) && plan_wants(c, d, m, selected, n_selected))
+                        covered |= m->modes(d);
+        }
         for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++) {
                 const MethodOps *m = method_table[i];
-                bool wanted = n_selected == 0;
 
-                if (!m)
+                if (!m || !plan_wants(c, d, m, selected, n_selected))
                         continue;
-                for (size_t j = 0; j < n_selected && !wanted; j++)
-                        wanted = streq(selected[j], m->name);
-                if (!wanted || (!console && streq(m->name, "console")))
-                        continue;
-                /* A function of another's display engine: only what belongs to the function. */
-                if (d->engine_slot[0] && !m->function_local)
-                        continue;
-                if (m->applies && !m->applies(d))
+                if (m->on_demand && n_selected == 0 &&
+                    !(mode && !(covered & mode) && m->modes && (m->modes(d) & mode)))
                         continue;
                 ret[n++] = m;
         }
@@ -185,9 +205,9 @@ int survey_run(const SurveyConfig *c, Survey **ret)
                 else {
                         survey_device_settings(c, &sd->device);
                         sd->role = SURVEY_MANAGED;
-                        sd->n_plan = survey_plan(c, d, sd->plan);
+                        sd->n_plan = survey_plan(c, &sd->device, sd->mode, sd->plan);
                         s->n_managed++;
-                        if (sd->mode && !(plan_modes(d, sd->plan, sd->n_plan) & sd->mode)) {
+                        if (sd->mode && !(plan_modes(&sd->device, sd->plan, sd->n_plan) & sd->mode)) {
                                 sd->mode_unrestored = true;
                                 survey_mode_note(sd, s->console, sd->mode_note, sizeof(sd->mode_note));
                         }

@@ -59,12 +59,15 @@ int survey_run(const SurveyConfig *c, Survey **ret);
 /* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
 bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d);
 
-/* Fills d->settings from the configuration (all off without one). */
+/* Fills d->settings from the configuration (all off without one) and the machine (UEFI). */
 void survey_device_settings(const SurveyConfig *c, DisplayDevice *d);
 
 /* The methods that will run for d, in save order (the method table's order; a configured
- * Methods= list selects from it). Returns the count; 0 for a device not managed. */
-size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, const MethodOps *ret[static PLAN_MAX]);
+ * Methods= list selects from it; an on-demand method joins a default plan only for a mode,
+ * METHOD_MODE_*, that nothing else in it brings back). Returns the count; 0 for a device
+ * not managed. */
+size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, unsigned mode,
+                   const MethodOps *ret[static PLAN_MAX]);
 
 /* The plan as text, "console, dpms, vga, pci-config" ("" when nothing runs). */
 void survey_plan_names(const SurveyDevice *d, char *buf, size_t size);

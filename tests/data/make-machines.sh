@@ -37,6 +37,7 @@ card() {
 cmdline() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/cmdline"; }
 fb() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/fb"; }
 vgacon() { mkdir -p "machines/$1/sys/class/vtconsole/vtcon0"; echo "(S) VGA+" >"machines/$1/sys/class/vtconsole/vtcon0/name"; }
+uefi() { mkdir -p "machines/$1/sys/firmware/efi"; echo 64 >"machines/$1/sys/firmware/efi/fw_platform_size"; }
 lockdown() { mkdir -p "machines/$1/sys/kernel/security"; echo "$2" >"machines/$1/sys/kernel/security/lockdown"; }
 expect() { printf '%s\n' "$2" >>"machines/$1/expected"; }
 base() { mkdir -p "machines/$1/proc" "machines/$1/sys/bus/pci/devices"; : >"machines/$1/expected"; cmdline "$1" "${2:-root=/dev/sda1 quiet}"; }
@@ -86,12 +87,19 @@ expect nomodeset-simpledrm "0000:00:02.0|firmware|no kernel driver, console on s
 base efifb
 dev efifb 0000:00:02.0 0x1002 0x9802 0x030000
 fb efifb "0 EFI VGA"
+uefi efifb
 expect efifb "0000:00:02.0|firmware|no kernel driver, console on efifb; nothing in the kernel restores the display"
 
 base vesafb "root=/dev/sda1 vga=0x314"
 dev vesafb 0000:00:02.0 0x1234 0x1111 0x030000
 fb vesafb "0 VESA VGA"
 expect vesafb "0000:00:02.0|firmware|no kernel driver, console on vesafb; nothing in the kernel restores the display"
+
+# A VESA mode on a chip without a native method for it: only the video BIOS brings it back.
+base cirrus-vesafb "root=/dev/sda1 vga=0x314"
+dev cirrus-vesafb 0000:00:02.0 0x1013 0x00b8 0x030000
+fb cirrus-vesafb "0 VESA VGA"
+expect cirrus-vesafb "0000:00:02.0|firmware|no kernel driver, console on vesafb; nothing in the kernel restores the display"
 
 base two-gpus
 dev two-gpus 0000:00:02.0 0x8086 0x0046 0x030000 i915 1
