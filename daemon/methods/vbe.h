@@ -32,5 +32,8 @@ extern const MethodOps method_vbe;
 
 /* The mode set on restore before the saved one, so the BIOS programs the saved mode from a
  * known state even where it believes that mode is still set (FreeBSD's vesa driver sets its
- * initial mode first for the same reason): VGA text mode 3, memory kept. */
-#define VBE_BASE_MODE 0x0003u
+ * initial mode first for the same reason): VGA mode 0x13, memory kept. Not text mode 3: a
+ * text mode set loads the font into plane 2, which in the linear mode is the frame buffer's
+ * first 32 KiB (measured in the vesafb-vbe vm case: the top 21 lines of 800x600x16 lost);
+ * a graphics mode set that keeps memory writes none. */
+#define VBE_BASE_MODE 0x0013u

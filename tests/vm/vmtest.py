@@ -8,9 +8,10 @@ after wake must show the display off (QEMU resets the VGA on wake), and the regi
 read after the restore must show it live again (vm-notes: "a screendump after wake can
 be stale").
 
-  vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR
+  vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR [--sysconfdir DIR]
 
-Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps, efifb, vesafb.
+Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps, efifb, vesafb, vesafb-vbe,
+cirrus-vesafb.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -70,6 +71,7 @@ class Case:
         self.deadline = None
         self.times = {}
         self.machine = None
+        self.sr01 = True  # VgaPeek.problems(sr01=): False for a Cirrus extended mode
 
     def prepare(self, modules=(), tools=None):
         self.kernel = V.fetch_kernel()
@@ -143,7 +145,7 @@ class Case:
         return shots['asleep'], woken, p
 
     def expect_off(self, p, when, want_dispi=False):
-        problems = p.problems(want_dispi=want_dispi)
+        problems = p.problems(want_dispi=want_dispi, sr01=self.sr01)
         check(problems, f'{when}: the display is live although nothing restored it; QEMU did not reset '
                         f'the VGA, so this run proves nothing ({p.line})')
         V.log(f'{when}: display off as expected: ' + '; '.join(problems))
@@ -166,7 +168,7 @@ class Case:
         after = self.shot('after' + tag)
         d = V.compare(before, after)
         p = self.peek(mem=True)
-        problems = p.problems(want_dispi=want_dispi)
+        problems = p.problems(want_dispi=want_dispi, sr01=self.sr01)
         V.log(f'after restore vs before: {d}' + (f'; display not live: {"; ".join(problems)}' if problems else ''))
         if rc_check:
             check(*rc_check)
@@ -357,12 +359,23 @@ def case_console(c):
 OVMF = '/usr/share/ovmf/OVMF.fd'  # Debian's ovmf (tools/packages.txt): UEFI, no video BIOS
 
 
-def dispi_case(c, console, firmware=None, append='', mode=None):
+def write_config(c, text):
+    """Writes umsrestore.conf (where this build reads it) in the guest and checks it."""
+    c.run(f'mkdir -p {c.args.sysconfdir}', expect=0)
+    for i, line in enumerate(text.splitlines()):
+        c.run(f"echo '{line}' {'>' if i == 0 else '>>'} {c.args.sysconfdir}/umsrestore.conf", expect=0)
+    c.run('umsrestored --check-config', expect=0)
+
+
+def dispi_case(c, console, firmware=None, append='', mode=None, method='bochs', config=None):
     """A firmware frame buffer console on std VGA, in a Bochs dispi mode: the wake disables the
     mode (the registers read in the guest say so), --save-now / --restore-now bring the same
     mode back (dispi enable, geometry, offsets and the VGA registers as before suspend) with
-    the frame buffer kept, so the screendump equals the picture pixel for pixel."""
+    the frame buffer kept, so the screendump equals the picture pixel for pixel. METHOD is the
+    one --status must plan for the linear mode (CONFIG: the umsrestore.conf to write first)."""
     c.boot('std', firmware=firmware, append=append)
+    if config:
+        write_config(c, config)
     _, out = c.run('cat /proc/fb', expect=0)
     check(console in out, f'/proc/fb says {out.strip()!r}, expected the {console!r} console')
     before = c.picture()
@@ -380,8 +393,8 @@ def dispi_case(c, console, firmware=None, append='', mode=None):
         V.log(f'(checked by the restore below) {e}')
     if st is not None:
         V.log(f"--status: methods {st.get('methods')}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
-        check('bochs' in (st.get('methods') or []) and st.get('mode') == 'linear' and st.get('mode_restorable'),
-              f'--status does not plan the bochs method for the linear mode: {st}')
+        check(method in (st.get('methods') or []) and st.get('mode') == 'linear' and st.get('mode_restorable'),
+              f'--status does not plan the {method} method for the linear mode: {st}')
     _, out = c.ums('--no-console-switch --save-now', expect=0)
     c.times['save_ms'] = c.ms(out)
     check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
@@ -410,6 +423,53 @@ def case_vesafb(c):
     """SeaBIOS, vga=0x314: vesafb 800x600x16 console: restored pixel for pixel, dispi enabled
     at 800x600x16 again."""
     dispi_case(c, 'VESA VGA', append='vga=0x314', mode='800x600x16')
+
+
+def case_vesafb_vbe(c):
+    """The vesafb case with the native bochs method left out: the video BIOS (SeaBIOS's, run
+    in the emulator) sets the VESA mode again and puts back its state, then vga and dpms."""
+    dispi_case(c, 'VESA VGA', append='vga=0x314', mode='800x600x16', method='vbe',
+               config='[General]\nMethods=pci-config vga vbe dpms')
+
+
+def case_cirrus_vesafb(c):
+    """Cirrus, SeaBIOS, vga=0x314: a vesafb 800x600x16 console, which no native method brings
+    back on this chip: the default plan takes the vbe method, and after S3 the picture, the
+    VGA registers and the BIOS's mode are as before suspend."""
+    c.sr01 = False
+    c.boot('cirrus', append='vga=0x314')
+    _, out = c.run('cat /proc/fb', expect=0)
+    check('VESA VGA' in out, f'/proc/fb says {out.strip()!r}, expected the vesafb console')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(sr01=False), f'display not live before suspend: {p0.line}')
+    try:
+        st = c.device(c.status_json())
+    except Failure as e:  # the no-op stand-in prints nothing: let the restore be what fails
+        st = None
+        V.log(f'(checked by the restore below) {e}')
+    if st is not None:
+        V.log(f"--status: methods {st.get('methods')}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
+        check('vbe' in (st.get('methods') or []) and 'bochs' not in (st.get('methods') or []) and
+              st.get('mode') == 'linear' and st.get('mode_restorable'),
+              f'--status does not plan the vbe method for the linear mode: {st}')
+    _, out = c.ums('--no-console-switch --save-now', expect=0)
+    c.times['save_ms'] = c.ms(out)
+    check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
+    p_saved = c.peek(mem=True)
+    check(p_saved.line == p0.line, f'--save-now changed the hardware:\n  before {p0.line}\n  after  {p_saved.line}')
+    if c.noop:  # it writes no state: let the restore be what fails
+        V.log('(no-op stand-in: no state file to dump)')
+    else:
+        _, out = c.ums(f'--dump {STATE}', expect=0)
+        check(re.search(r'vbe: VESA BIOS [0-9.]+, mode 0x114 \(800x600, 16 bpp', out),
+              f'--dump does not show the saved VESA mode 0x114:\n{out}')
+    _, _, p = c.sleep_and_wake(before)
+    c.expect_off(p, 'after wake')
+    rc, out = c.ums('--no-console-switch --restore-now')
+    c.times['restore_ms'] = c.ms(out)
+    want = p0.with_screen_on()  # the dpms method turns the screen on (SR01 bit 5)
+    c.expect_restored(before, want, rc_check=(rc == 0, f'--restore-now exited {rc}, expected 0:\n{out}'))
 
 
 # Capabilities by number (linux/capability.h), for checking the effective set in the guest.
@@ -546,6 +606,8 @@ CASES = {
     'caps': case_caps,
     'efifb': case_efifb,
     'vesafb': case_vesafb,
+    'vesafb-vbe': case_vesafb_vbe,
+    'cirrus-vesafb': case_cirrus_vesafb,
 }
 
 
@@ -555,6 +617,7 @@ def main():
     ap.add_argument('--umsrestored', required=True)
     ap.add_argument('--vgapeek', required=True)
     ap.add_argument('--workdir', required=True)
+    ap.add_argument('--sysconfdir', default='/etc', help='where the umsrestored under test reads umsrestore.conf')
     args = ap.parse_args()
 
     # meson's timeout sends SIGTERM: unwind so that QEMU is killed on the way out.
