@@ -5,6 +5,7 @@
 set -u
 BIN=${1:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
 DATA=${2:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
+VBE=${3:-yes} # whether this build has the vbe method (libx86emu)
 M=$DATA/machines
 fail=0
 n=0
@@ -56,6 +57,23 @@ expect 0 'WARNING: its efifb console runs a linear frame buffer \(VESA/UEFI GOP\
 expect 0 '"mode":"linear","mode_restorable":false,"mode_warning":"its efifb console' --status --json --root "$M/efifb"
 expect 0 '"mode":"linear","mode_restorable":true,"mode_warning":null' --status --json --root "$M/vesafb"
 expect 0 '"mode":"vga","mode_restorable":true,"mode_warning":null' --status --json --root "$M/cirrus-nodriver"
+# The video BIOS joins a default plan only for a mode nothing native brings back: vesafb on
+# Cirrus; not vesafb on std VGA (bochs), not a text console, not efifb (a UEFI machine).
+if [ "$VBE" = yes ]; then
+    expect 0 '"vbe_available":true' --status --json --root "$M/cirrus-vesafb"
+    expect 0 'Video BIOS method \(vbe\): available' --status --root "$M/cirrus-vesafb"
+    expect 0 '"methods":\["backlight","console","dpms","vga","vbe","pci-config"\],"mode":"linear","mode_restorable":true' --status --json --root "$M/cirrus-vesafb"
+    expect 0 '"methods":\["backlight","console","dpms","vga","bochs","pci-config"\]' --status --json --root "$M/vesafb"
+    expect 0 '"methods":\["backlight","console","dpms","vga","pci-config"\]' --status --json --root "$M/cirrus-nodriver"
+    # Named, it runs in a text mode too (its probe then decides at run time).
+    cfg=$(mktemp); printf '[General]\nMethods=vga vbe\n' >"$cfg"
+    expect 0 '"methods":\["vga","vbe"\]' --status --json --config "$cfg" --root "$M/cirrus-nodriver"
+    rm -f "$cfg"
+else
+    expect 0 '"vbe_available":false' --status --json --root "$M/cirrus-vesafb"
+    expect 0 'Video BIOS method \(vbe\): unavailable \(built without libx86emu' --status --root "$M/cirrus-vesafb"
+    expect 0 'WARNING: its vesafb console runs a linear frame buffer' --status --root "$M/cirrus-vesafb"
+fi
 # a KMS-only machine has nothing to save: exit 3, and no state directory is created
 tmp=$(mktemp -d); cp -r "$M/stdvga-bochs-kms" "$tmp/m"
 expect 3 'nothing to save' --save-now --root "$tmp/m"
