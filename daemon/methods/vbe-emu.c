@@ -412,6 +412,19 @@ static void set_carry(x86emu_t *emu, bool on)
                 emu->x86.R_EFLG &= ~(uint32_t)FB_CF;
 }
 
+/* The answer to a PCI BIOS "find" call: the device itself (the only one the BIOS may see),
+ * or "device not found". */
+static void pci_bios_found(x86emu_t *emu, const DisplayDevice *d, uint8_t devfn, bool match)
+{
+        if (match) {
+                emu->x86.R_BH = d->bus;
+                emu->x86.R_BL = devfn;
+                emu->x86.R_AH = 0;
+        } else
+                emu->x86.R_AH = 0x86;
+        set_carry(emu, !match);
+}
+
 /* INT 1Ah AH=B1h, the PCI BIOS, for the device's own function (as the ports do). */
 static void pci_bios(Session *s)
 {
@@ -434,26 +447,11 @@ static void pci_bios(Session *s)
                 set_carry(emu, false);
                 return;
         case 0x02: /* find device CX, vendor DX, index SI */
-                if (emu->x86.R_CX == d->device_id && emu->x86.R_DX == d->vendor_id && emu->x86.R_SI == 0) {
-                        emu->x86.R_BH = d->bus;
-                        emu->x86.R_BL = devfn;
-                        emu->x86.R_AH = 0;
-                        set_carry(emu, false);
-                } else {
-                        emu->x86.R_AH = 0x86;
-                        set_carry(emu, true);
-                }
+                pci_bios_found(emu, d, devfn,
+                               emu->x86.R_CX == d->device_id && emu->x86.R_DX == d->vendor_id && emu->x86.R_SI == 0);
                 return;
         case 0x03: /* find class ECX, index SI */
-                if ((emu->x86.R_ECX & 0xFFFFFFu) == d->class_code && emu->x86.R_SI == 0) {
-                        emu->x86.R_BH = d->bus;
-                        emu->x86.R_BL = devfn;
-                        emu->x86.R_AH = 0;
-                        set_carry(emu, false);
-                } else {
-                        emu->x86.R_AH = 0x86;
-                        set_carry(emu, true);
-                }
+                pci_bios_found(emu, d, devfn, (emu->x86.R_ECX & 0xFFFFFFu) == d->class_code && emu->x86.R_SI == 0);
                 return;
         case 0x08: width = 1; break;
         case 0x09: width = 2; break;

@@ -367,6 +367,23 @@ def write_config(c, text):
     c.run('umsrestored --check-config', expect=0)
 
 
+def check_linear_plan(c, method, absent=None):
+    """--status plans METHOD (and not ABSENT) for the device's linear console mode and says the
+    mode is restorable. Not checked under the no-op stand-in, which prints nothing: there the
+    restore is what must fail."""
+    try:
+        st = c.device(c.status_json())
+    except Failure as e:
+        if not c.noop:
+            raise
+        V.log(f'(no-op stand-in: checked by the restore) {e}')
+        return
+    methods = st.get('methods') or []
+    V.log(f"--status: methods {methods}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
+    check(method in methods and absent not in methods and st.get('mode') == 'linear' and st.get('mode_restorable'),
+          f'--status does not plan the {method} method for the linear mode: {st}')
+
+
 def dispi_case(c, console, firmware=None, append='', mode=None, method='bochs', config=None):
     """A firmware frame buffer console on std VGA, in a Bochs dispi mode: the wake disables the
     mode (the registers read in the guest say so), --save-now / --restore-now bring the same
@@ -386,15 +403,7 @@ def dispi_case(c, console, firmware=None, append='', mode=None, method='bochs', 
     want = mode or f'{w}x{h}x{bpp}'
     check(p0.f.get('dispi_mode') == want, f"dispi mode {p0.f.get('dispi_mode')}, expected {want} (fb0: {fbmode.split()})")
     V.log(f"before suspend: {console} on dispi {p0.f['dispi_mode']}, enable {p0.f['dispi_enable']}")
-    try:
-        st = c.device(c.status_json())
-    except Failure as e:  # the no-op stand-in prints nothing: let the restore be what fails
-        st = None
-        V.log(f'(checked by the restore below) {e}')
-    if st is not None:
-        V.log(f"--status: methods {st.get('methods')}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
-        check(method in (st.get('methods') or []) and st.get('mode') == 'linear' and st.get('mode_restorable'),
-              f'--status does not plan the {method} method for the linear mode: {st}')
+    check_linear_plan(c, method)
     _, out = c.ums('--no-console-switch --save-now', expect=0)
     c.times['save_ms'] = c.ms(out)
     check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
@@ -443,16 +452,7 @@ def case_cirrus_vesafb(c):
     before = c.picture()
     p0 = c.peek(mem=True)
     check(not p0.problems(sr01=False), f'display not live before suspend: {p0.line}')
-    try:
-        st = c.device(c.status_json())
-    except Failure as e:  # the no-op stand-in prints nothing: let the restore be what fails
-        st = None
-        V.log(f'(checked by the restore below) {e}')
-    if st is not None:
-        V.log(f"--status: methods {st.get('methods')}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
-        check('vbe' in (st.get('methods') or []) and 'bochs' not in (st.get('methods') or []) and
-              st.get('mode') == 'linear' and st.get('mode_restorable'),
-              f'--status does not plan the vbe method for the linear mode: {st}')
+    check_linear_plan(c, 'vbe', absent='bochs')
     _, out = c.ums('--no-console-switch --save-now', expect=0)
     c.times['save_ms'] = c.ms(out)
     check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
