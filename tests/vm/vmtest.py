@@ -11,7 +11,7 @@ be stale").
   vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR [--sysconfdir DIR]
 
 Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps, efifb, vesafb, vesafb-vbe,
-cirrus-vesafb.
+cirrus-vesafb, fallback.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -79,6 +79,9 @@ class Case:
         mods = V.module_load_order(self.kernel.moddir, modules) if modules else []
         initrd = os.path.join(self.dir, 'initrd.cpio')
         binaries = {'usr/sbin/umsrestored': self.umsrestored, 'usr/bin/vgapeek': self.args.vgapeek}
+        if self.args.umsrestored_faults:
+            binaries['usr/sbin/umsrestored-faults'] = (os.path.join(V.HERE, 'noop-umsrestored.sh') if self.noop
+                                                       else self.args.umsrestored_faults)
         binaries.update(tools or {})
         size = V.build_initramfs(initrd, binaries, modules=mods)
         V.log(f'initramfs {size / 1e6:.1f} MB' + (f' with {len(mods)} modules' if mods else '') +
@@ -441,6 +444,45 @@ def case_vesafb_vbe(c):
                config='[General]\nMethods=pci-config vga vbe dpms')
 
 
+# Bochs dispi XRES (index 1) written with bit 6 flipped, once per restore pass: the bochs
+# method's restore goes wrong in a way its verification sees (umsrestored-faults).
+CORRUPT_XRES = 'UMSRESTORE_TEST_CORRUPT=0x1CF,1,0x40,1'
+
+
+def case_fallback(c):
+    """The fallback along the plan, on the real kernel: std VGA, vesafb at vga=0x314, with both
+    the native bochs method and the video BIOS method (vbe) saved. A restore in which bochs
+    writes the mode wrong (one register corrupted on purpose) is first shown to fail without a
+    fallback (vbe left out: exit 9, the register named); with vbe saved the same restore goes
+    on by itself to the BIOS, which sets the mode again: exit 0, "restored by vbe after bochs
+    failed verification", the picture and the registers as before suspend."""
+    check(c.args.umsrestored_faults, 'this case needs --umsrestored-faults')
+    c.boot('std', append='vga=0x314')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(want_dispi=True), f'dispi mode not live before suspend: {p0.line}')
+    want = p0.with_screen_on()
+    for label, methods, expect in (('no-fallback', 'pci-config vga bochs dpms', 9),
+                                   ('fallback', 'pci-config vga bochs vbe dpms', 0)):
+        write_config(c, f'[General]\nMethods={methods}')
+        _, out = c.run('umsrestored-faults --no-console-switch --save-now', expect=0)
+        _, _, p = c.sleep_and_wake(before, '-' + label)
+        c.expect_off(p, f'{label}: after wake', want_dispi=True)
+        rc, out = c.run(f'{CORRUPT_XRES} umsrestored-faults --no-console-switch --restore-now')
+        if expect:
+            check(rc == expect and 'bochs' in out and 'dispi' in out.lower(),
+                  f'{label}: the corrupted restore exited {rc}, expected {expect} with the bochs register named '
+                  f'(without that, the fallback below proves nothing):\n{out}')
+            V.log(f'{label}: the corrupted bochs restore is caught by its verification (exit {rc})')
+            c.ums('--no-console-switch --restore-now', expect=0)  # a clean restore for the next cycle
+            c.expect_restored(before, want, '-' + label + '-clean', want_dispi=True)
+        else:
+            check(re.search(r'restored by vbe after bochs failed verification', out),
+                  f'{label}: --restore-now does not say the BIOS took over:\n{out}')
+            c.expect_restored(before, want, '-' + label, want_dispi=True,
+                              rc_check=(rc == 0, f'{label}: --restore-now exited {rc}, expected 0:\n{out}'))
+
+
 def case_cirrus_vesafb(c):
     """Cirrus, SeaBIOS, vga=0x314: a vesafb 800x600x16 console, which no native method brings
     back on this chip: the default plan takes the vbe method, and after S3 the picture, the
@@ -608,6 +650,7 @@ CASES = {
     'vesafb': case_vesafb,
     'vesafb-vbe': case_vesafb_vbe,
     'cirrus-vesafb': case_cirrus_vesafb,
+    'fallback': case_fallback,
 }
 
 
@@ -616,6 +659,7 @@ def main():
     ap.add_argument('case', choices=sorted(CASES))
     ap.add_argument('--umsrestored', required=True)
     ap.add_argument('--vgapeek', required=True)
+    ap.add_argument('--umsrestored-faults', help='umsrestored with a register write corrupted on purpose')
     ap.add_argument('--workdir', required=True)
     ap.add_argument('--sysconfdir', default='/etc', help='where the umsrestored under test reads umsrestore.conf')
     args = ap.parse_args()
