@@ -197,18 +197,6 @@ static void test_roundtrip_rv100_no_panel(void **state)
         radeon_teardown(&x);
 }
 
-static size_t find_write(HwSim *sim, size_t from, uint32_t offset, uint32_t mask, uint32_t want)
-{
-        const HwSimAccess *log;
-        size_t n;
-
-        log = hw_sim_log(sim, &n);
-        for (size_t i = from; i < n; i++)
-                if (log[i].type == HW_SIM_MMIO_WRITE && log[i].offset == offset && (log[i].value & mask) == want)
-                        return i;
-        return SIZE_MAX;
-}
-
 static size_t last_write(HwSim *sim)
 {
         const HwSimAccess *log;
@@ -220,28 +208,6 @@ static size_t last_write(HwSim *sim)
                         last = i;
         return last;
 }
-
-static uint64_t delay_between(HwSim *sim, size_t a, size_t b)
-{
-        const HwSimAccess *log;
-        uint64_t sum = 0;
-        size_t n;
-
-        log = hw_sim_log(sim, &n);
-        for (size_t i = a; i < b && i < n; i++)
-                if (log[i].type == HW_SIM_DELAY)
-                        sum += log[i].value;
-        return sum;
-}
-
-#define assert_before(sim, a, b)                                                                             \
-        do {                                                                                                 \
-                size_t a_ = (a), b_ = (b);                                                                   \
-                if (a_ == SIZE_MAX || b_ == SIZE_MAX || a_ >= b_) {                                          \
-                        print_log(sim);                                                                      \
-                        fail_msg("expected %s (#%zd) before %s (#%zd)", #a, (ssize_t)a_, #b, (ssize_t)b_);   \
-                }                                                                                            \
-        } while (0)
 
 /* The power-up order, read off the log of a restore onto a dark panel: CRTC, its syncs and
  * display, the DAC; the LVDS PLL enabled in reset, its settle time, released; the panel's
@@ -261,21 +227,21 @@ static void test_restore_order(void **state)
         hw_sim_log_clear(sim);
         assert_int_equal(restore(&x), 0);
 
-        crtc = find_write(sim, 0, 0x0050, 0, 0);
-        ext = find_write(sim, 0, 0x0054, 0, 0);
-        dac = find_write(sim, 0, 0x0058, 0, 0);
-        pll_reset = find_write(sim, 0, 0x02d4, 0x00030000, 0x00030000);
-        pll_release = find_write(sim, 0, 0x02d4, 0x00030000, 0x00010000);
-        panel_power = find_write(sim, 0, 0x02d0, 0x000c0001, 0x00040001);
-        backlight = find_write(sim, 0, 0x02d0, 0x00080000, 0x00080000);
+        crtc = log_find_mmio_write(sim, 0, false, 0x0050, 0, 0);
+        ext = log_find_mmio_write(sim, 0, false, 0x0054, 0, 0);
+        dac = log_find_mmio_write(sim, 0, false, 0x0058, 0, 0);
+        pll_reset = log_find_mmio_write(sim, 0, false, 0x02d4, 0x00030000, 0x00030000);
+        pll_release = log_find_mmio_write(sim, 0, false, 0x02d4, 0x00030000, 0x00010000);
+        panel_power = log_find_mmio_write(sim, 0, false, 0x02d0, 0x000c0001, 0x00040001);
+        backlight = log_find_mmio_write(sim, 0, false, 0x02d0, 0x00080000, 0x00080000);
         assert_before(sim, crtc, ext);
         assert_before(sim, ext, dac);
         assert_before(sim, dac, pll_reset);
         assert_before(sim, pll_reset, pll_release);
-        assert_true(delay_between(sim, pll_reset, pll_release) >= SIM_RADEON_PLL_RESET_US);
+        assert_true(log_delay_between(sim, pll_reset, pll_release) >= SIM_RADEON_PLL_RESET_US);
         assert_before(sim, pll_release, panel_power);
         assert_before(sim, panel_power, backlight);
-        assert_true(delay_between(sim, panel_power, backlight) >= SIM_RADEON_PANEL_T2_US);
+        assert_true(log_delay_between(sim, panel_power, backlight) >= SIM_RADEON_PANEL_T2_US);
         assert_int_equal(backlight, last_write(sim));
         /* Bounded: the two fixed waits and nothing else. */
         assert_int_equal(hw_sim_delay_total_us(sim), RADEON_LVDS_PLL_SETTLE_US + RADEON_PANEL_POWER_UP_US);
@@ -301,8 +267,8 @@ static void test_restore_panel_saved_dark(void **state)
         hw_sim_log_clear(x.f.sim);
         assert_int_equal(restore(&x), 0);
         assert_false(sim_radeon_panel_lit(x.sr));
-        gen = find_write(x.f.sim, 0, 0x02d0, 0, 0);
-        pll = find_write(x.f.sim, 0, 0x02d4, 0, 0);
+        gen = log_find_mmio_write(x.f.sim, 0, false, 0x02d0, 0, 0);
+        pll = log_find_mmio_write(x.f.sim, 0, false, 0x02d4, 0, 0);
         assert_before(x.f.sim, gen, pll);
         assert_int_equal(verify(&x, NULL), 0);
         assert_int_equal(hw_sim_delay_total_us(x.f.sim), 0);
