@@ -8,6 +8,7 @@
 #include "methods/intel.h"
 #include "methods/method.h"
 #include "methods/pci-config.h"
+#include "methods/radeon.h"
 #include "methods/vbe.h"
 #include "methods/vga.h"
 #include "suggest.h"
@@ -31,6 +32,12 @@
  *     allowed), then the native methods write their registers over what the BIOS set. It
  *     joins a default plan only for a console mode nothing native brings back (vesafb on
  *     a chip without a native method);
+ *   - radeon after vbe (it applies only to pre-AVIVO ATI chips, never with intel or bochs):
+ *     the CRTC enable and sync bits, the DAC's power and the LVDS panel's PLL, power and
+ *     backlight. The video BIOS (where planned) sets the mode first and may switch outputs
+ *     as it likes; radeon then writes the saved power state over it, panel light last, and
+ *     comes before vga because the VGA registers are only seen through a running CRTC and a
+ *     powered DAC or panel;
  *   - vga next: registers, palette and planes (saved after the console switch below, so
  *     they hold the spare VT's text console, the state the kernel expects to find);
  *   - dpms then makes sure the screen is on, whatever vga wrote or the BIOS left;
@@ -50,6 +57,7 @@ const MethodOps *const method_table[] = {
         &method_dpms,
         &method_vga,
         &method_bochs,
+        &method_radeon,
         &method_vbe,
         &method_intel,
         &method_pci_config,

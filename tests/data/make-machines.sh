@@ -141,3 +141,31 @@ expect stdvga-vgacon "0000:00:02.0|firmware|no kernel driver, console on vgacon;
 base unknown-driver
 dev unknown-driver 0000:00:02.0 0x1234 0x1111 0x030000 some-vendor-fb
 expect unknown-driver "0000:00:02.0|foreign|bound to some-vendor-fb, a driver umsrestore does not know; left alone (unbind it or report it to have it supported)"
+
+# A Radeon Mobility M6 (RV100, 1002:4c59) laptop without a KMS driver: text console on
+# vgacon; the radeon method is planned for its panel and DAC.
+base radeon-m6-vgacon
+dev radeon-m6-vgacon 0000:01:00.0 0x1002 0x4c59 0x030000
+vgacon radeon-m6-vgacon
+expect radeon-m6-vgacon "0000:01:00.0|firmware|no kernel driver, console on vgacon; nothing in the kernel restores the display"
+
+# The same laptop with the radeon KMS driver: handed off, never touched.
+base radeon-m6-kms
+dev radeon-m6-kms 0000:01:00.0 0x1002 0x4c59 0x030000 radeon
+card radeon-m6-kms 0000:01:00.0 card0 LVDS-1 VGA-1
+fb radeon-m6-kms "0 radeondrmfb"
+expect radeon-m6-kms "0000:01:00.0|kms|radeon drives it with kernel mode setting (card0, 2 connectors); the kernel restores it"
+
+# An NVIDIA card (GeForce FX 5200, 10de:0322) with no kernel driver: vgacon, the native VGA
+# path (nouveau's UMS era has no native method here).
+base nvidia-nodriver
+dev nvidia-nodriver 0000:01:00.0 0x10de 0x0322 0x030000
+vgacon nvidia-nodriver
+expect nvidia-nodriver "0000:01:00.0|firmware|no kernel driver, console on vgacon; nothing in the kernel restores the display"
+
+# The same card with nouveau's kernel mode setting: handed off.
+base nvidia-nouveau-kms
+dev nvidia-nouveau-kms 0000:01:00.0 0x10de 0x0322 0x030000 nouveau
+card nvidia-nouveau-kms 0000:01:00.0 card0 VGA-1
+fb nvidia-nouveau-kms "0 nouveaudrmfb"
+expect nvidia-nouveau-kms "0000:01:00.0|kms|nouveau drives it with kernel mode setting (card0, 1 connector); the kernel restores it"

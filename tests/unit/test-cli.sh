@@ -169,6 +169,46 @@ expect 0 'methods: backlight, console, dpms, vga, intel, pci-config' --status --
 expect 0 'methods: pci-config$' --status --device 0000:00:02.1 --root "$M/msi-wind-u100"
 expect 0 'methods: backlight, console, dpms, vga, pci-config$' --status --root "$M/cirrus-nodriver"
 
+# The Radeon Mobility M6 without a KMS driver: radeon for its panel and DAC, restored before
+# vga (later in the save order); under radeon KMS, and for NVIDIA under nouveau KMS or the
+# proprietary driver, nothing is planned; an NVIDIA card without a driver gets the native VGA
+# path (no vbe unless a linear console mode needs it, no radeon).
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/radeon-m6-vgacon" | /usr/bin/python3 -c '
+import json, sys
+(d,) = json.load(sys.stdin)["devices"]
+assert d["role"] == "managed" and "radeon" in d["methods"] and "vga" in d["methods"], d
+assert d["methods"].index("radeon") > d["methods"].index("vga"), d  # restored before vga
+assert "intel" not in d["methods"] and "bochs" not in d["methods"], d
+'; then
+    echo "ok $n - --status --json on a Radeon Mobility M6 without KMS: radeon planned, restored before vga"
+else
+    echo "not ok $n - --status --json on a Radeon Mobility M6 without KMS: wrong plan"; fail=1
+fi
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/nvidia-nodriver" | /usr/bin/python3 -c '
+import json, sys
+(d,) = json.load(sys.stdin)["devices"]
+assert d["role"] == "managed" and d["verdict"] == "firmware", d
+assert d["methods"] == ["backlight", "console", "dpms", "vga", "pci-config"], d["methods"]
+'; then
+    echo "ok $n - --status --json on NVIDIA without a driver: the native VGA plan"
+else
+    echo "not ok $n - --status --json on NVIDIA without a driver: wrong plan"; fail=1
+fi
+for m in radeon-m6-kms nvidia-nouveau-kms nvidia; do
+    n=$((n + 1))
+    if "$BIN" --status --json --root "$M/$m" | /usr/bin/python3 -c '
+import json, sys
+(d,) = json.load(sys.stdin)["devices"]
+assert d["role"] == "hands-off" and d["methods"] == [] and d["verdict"] in ("kms", "foreign"), d
+'; then
+        echo "ok $n - --status --json on $m: handed off, nothing planned"
+    else
+        echo "not ok $n - --status --json on $m: not handed off"; fail=1
+    fi
+done
+
 # this machine: the real PCI bus through libpciaccess
 expect 0 '(^No display device found|^DEVICE )' --status
 

@@ -380,11 +380,17 @@ class Machine:
         self.kill()
         return False
 
+    # Display devices that are not a '-vga' type of their own: the QEMU arguments for them.
+    # 'ati': QEMU's Radeon 7000 (1002:5159) with SeaBIOS's ATI VGA BIOS (Debian's seabios).
+    DEVICES = {
+        'ati': ['-vga', 'none', '-device', 'ati-vga,model=rv100,romfile=/usr/share/seabios/vgabios-ati.bin'],
+    }
+
     def command_line(self, qmp_path):
         cmdline = ('console=ttyS0,115200 panic=-1 consoleblank=0 vt.global_cursor_default=0 '
                    'loglevel=4 mitigations=off ' + self.append).strip()
         return [QEMU, '-machine', 'pc,accel=tcg', '-cpu', 'qemu64', '-smp', '1', '-m', str(self.memory),
-                '-vga', self.vga, '-display', 'none', '-net', 'none', '-no-reboot',
+                *self.DEVICES.get(self.vga, ['-vga', self.vga]), '-display', 'none', '-net', 'none', '-no-reboot',
                 '-global', 'PIIX4_PM.disable_s3=0',
                 *(['-bios', self.firmware] if self.firmware else []),
                 '-kernel', self.kernel.vmlinuz, '-initrd', self.initrd, '-append', cmdline,
