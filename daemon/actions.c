@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The command-line actions: --status, --save-now, --restore-now, --dump, --check-config
- * and the daemon's start. Each sets up what it needs, logs for a person, returns an exit code. */
+/* The command-line actions: --status, --report, --save-now, --restore-now, --test-restore,
+ * --dump, --check-config and the daemon's start. Each sets up what it needs, logs for a person, returns an exit code. */
 #include <fcntl.h>
 
 #include "actions.h"
@@ -10,6 +10,7 @@
 #include "log.h"
 #include "manager.h"
 #include "pass.h"
+#include "report.h"
 #include "status.h"
 #include "sysfs.h"
 #include "version.h"
@@ -99,21 +100,26 @@ static int cli_setup(const ActionArgs *a, RunDirNeed need, CliSetup *s)
         return 0;
 }
 
-int action_status(const ActionArgs *a)
+/* The status of the machine's display devices for --status and --report: the survey, each
+ * device's last results, the console and what blocks the machine. Returns 0 or an exit code. */
+typedef struct StatusCollect {
+        Survey *survey;
+        StatusDevice *devices;
+        StatusInfo info;
+        char blocker[256], console[128];
+} StatusCollect;
+
+static void status_collect_done(StatusCollect *c)
 {
-        _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        _cleanup_(survey_freep) Survey *survey = NULL;
-        _cleanup_free_ StatusDevice *devices = NULL;
-        _cleanup_(buffer_done) Buffer out = { 0 };
-        char blocker_buf[256], console[128];
-        StatusInfo info = { 0 };
+        c->survey = survey_free(c->survey);
+        c->devices = mfree(c->devices);
+}
+
+static int status_collect(const ActionArgs *a, const CliSetup *s, StatusCollect *c)
+{
         int r;
 
-        r = cli_setup(a, RUNDIR_IF_THERE, &s);
-        if (r != 0)
-                return r;
-
-        r = survey_run(&s.engine.survey, &survey);
+        r = survey_run(&s->engine.survey, &c->survey);
         if (r == -ENODEV) {
                 log_error("No display device at '%s'. Run 'umsrestored --status' to list them.", a->device);
                 return UMS_EXIT_FAILURE;
@@ -122,31 +128,70 @@ int action_status(const ActionArgs *a)
                 log_error_errno(r, "Failed to list PCI display devices: %s. Is /sys mounted?", STRERROR(r));
                 return UMS_EXIT_FAILURE;
         }
-        devices = calloc(survey->n ? survey->n : 1, sizeof(StatusDevice));
-        if (!devices)
+        c->devices = calloc(c->survey->n ? c->survey->n : 1, sizeof(StatusDevice));
+        if (!c->devices)
                 return log_error_errno(-ENOMEM, "Out of memory."), UMS_EXIT_FAILURE;
-        for (size_t i = 0; i < survey->n; i++) {
-                const SurveyDevice *sd = &survey->devices[i];
-                StatusDevice *d = &devices[info.n_devices];
+        for (size_t i = 0; i < c->survey->n; i++) {
+                const SurveyDevice *sd = &c->survey->devices[i];
+                StatusDevice *d = &c->devices[c->info.n_devices];
 
                 if (sd->role == SURVEY_NOT_CHOSEN)
                         continue;
                 d->device = sd;
-                d->has_last_save = engine_read_last_fields(s.rundir, sd->device.slot, ENGINE_SAVE, &d->last_save) >= 0;
+                d->has_last_save = engine_read_last_fields(s->rundir, sd->device.slot, ENGINE_SAVE, &d->last_save) >= 0;
                 d->has_last_restore =
-                        engine_read_last_fields(s.rundir, sd->device.slot, ENGINE_RESTORE, &d->last_restore) >= 0;
-                info.n_devices++;
+                        engine_read_last_fields(s->rundir, sd->device.slot, ENGINE_RESTORE, &d->last_restore) >= 0;
+                d->has_last_test = engine_read_last_fields(s->rundir, sd->device.slot, ENGINE_TEST, &d->last_test) >= 0;
+                c->info.n_devices++;
         }
-        info.devices = devices;
-        info.blocker = classify_machine_blocker(&s.engine.survey.classify_env, blocker_buf, sizeof(blocker_buf));
-        classify_console(s.engine.survey.root, console, sizeof(console));
-        info.console = console;
-        info.daemon_running = s.rundir && rundir_daemon_lock_is_held(s.rundir) > 0;
+        c->info.devices = c->devices;
+        c->info.blocker = classify_machine_blocker(&s->engine.survey.classify_env, c->blocker, sizeof(c->blocker));
+        classify_console(s->engine.survey.root, c->console, sizeof(c->console));
+        c->info.console = c->console;
+        c->info.daemon_running = s->rundir && rundir_daemon_lock_is_held(s->rundir) > 0;
+        return 0;
+}
 
+int action_status(const ActionArgs *a)
+{
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
+        _cleanup_(status_collect_done) StatusCollect c = { 0 };
+        _cleanup_(buffer_done) Buffer out = { 0 };
+        int r;
+
+        r = cli_setup(a, RUNDIR_IF_THERE, &s);
+        if (r != 0)
+                return r;
+        r = status_collect(a, &s, &c);
+        if (r != 0)
+                return r;
         if (a->json)
-                status_format_json(&info, &out);
+                status_format_json(&c.info, &out);
         else
-                status_format_text(&info, &out);
+                status_format_text(&c.info, &out);
+        fputs(buffer_str(&out), stdout);
+        return UMS_EXIT_OK;
+}
+
+int action_report(const ActionArgs *a)
+{
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
+        _cleanup_(status_collect_done) StatusCollect c = { 0 };
+        _cleanup_(buffer_done) Buffer out = { 0 };
+        ReportSystem sys;
+        int r;
+
+        r = cli_setup(a, RUNDIR_IF_THERE, &s);
+        if (r != 0)
+                return r;
+        r = status_collect(a, &s, &c);
+        if (r != 0)
+                return r;
+        report_collect_system(s.engine.survey.root, &sys);
+        if (a->json)
+                report_format_json(&sys, &c.info, &out);
+        else
+                report_format_text(&sys, &c.info, &out);
         fputs(buffer_str(&out), stdout);
         return UMS_EXIT_OK;
 }
@@ -176,6 +221,19 @@ int action_save_now(const ActionArgs *a)
 int action_restore_now(const ActionArgs *a)
 {
         return run_engine_action(a, ENGINE_RESTORE);
+}
+
+int action_test_restore(const ActionArgs *a)
+{
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
+        int r;
+
+        r = cli_setup(a, RUNDIR_CREATE, &s);
+        if (r != 0)
+                return r;
+        s.engine.test_force = a->force;
+        return pass_run_bounded(&s.engine, ENGINE_TEST, a->deadline_usec > 0 ? a->deadline_usec
+                                                                              : ACTION_TEST_DEADLINE_DEFAULT_USEC);
 }
 
 /* Prints a state file after the same loading and section checks a restore makes (owner,

@@ -15,12 +15,19 @@ typedef struct ActionArgs {
         bool json;               /* --json */
         bool no_console_switch;  /* --no-console-switch */
         bool log_level_set;      /* --log-level given: LogLevel= in the configuration is ignored */
+        bool force;              /* --force: --test-restore also under a graphical session */
+        uint64_t deadline_usec;  /* --deadline SEC for --test-restore, 0 = the default */
         const HwBackend *hw;     /* how devices are reached; main() chooses it */
 } ActionArgs;
 
 int action_status(const ActionArgs *a);
 int action_save_now(const ActionArgs *a);
 int action_restore_now(const ActionArgs *a);
+/* Saves, disturbs, restores and verifies now, without sleeping (see ENGINE_TEST), within
+ * deadline_usec; what it saved is written back if it does not finish in time. */
+#define ACTION_TEST_DEADLINE_DEFAULT_USEC (5u * 1000u * 1000u)
+int action_test_restore(const ActionArgs *a);
+int action_report(const ActionArgs *a);
 int action_dump(const ActionArgs *a);
 int action_check_config(const ActionArgs *a);
 int action_daemon(const ActionArgs *a);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Owns the save, restore and rollback passes over the managed devices of a survey: per
  * method sections, state and undo files, validation before the first write, verify. */
+#include <assert.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -8,8 +9,9 @@
 #include "log.h"
 #include "sysfs.h"
 
-/* A record line: "<epoch-usec> <errno> <duration-usec> <message>\n". */
-#define RECORD_MAX 1024
+/* A record: "<epoch-usec> <errno> <duration-usec> <message>\n", then the methods' line
+ * "methods <name>:<save-usec>:<restore-usec>:<errno>:<mismatches> ...\n". */
+#define RECORD_MAX 2048
 
 static uint64_t now_usec(clockid_t clock)
 {
@@ -27,6 +29,8 @@ const char *engine_op_to_string(EngineOp op)
                 return "restore";
         case ENGINE_ROLLBACK:
                 return "rollback";
+        case ENGINE_TEST:
+                return "test-restore";
         }
         return "?";
 }
@@ -65,6 +69,29 @@ static void append_method_name(DeviceResult *res, const char *name)
 {
         size_t len = strlen(res->methods);
         snprintf(res->methods + len, sizeof(res->methods) - len, "%s%s", len ? ", " : "", name);
+}
+
+/* The entry of method m in res, added (in the order methods first ran) if there is none. */
+static MethodResult *method_result(DeviceResult *res, const MethodOps *m)
+{
+        MethodResult *mr;
+
+        for (unsigned i = 0; i < res->n_per_method; i++)
+                if (streq(res->per_method[i].name, m->name))
+                        return &res->per_method[i];
+        assert(res->n_per_method < ELEMENTSOF(res->per_method));
+        mr = &res->per_method[res->n_per_method++];
+        snprintf(mr->name, sizeof(mr->name), "%s", m->name);
+        return mr;
+}
+
+/* The first line of what a verify appended to report from offset on. */
+static void report_first_line(Buffer *report, size_t offset, char *buf, size_t size)
+{
+        const char *s = buffer_str(report);
+
+        snprintf(buf, size, "%s", strlen(s) > offset ? s + offset : "");
+        buf[strcspn(buf, "\n")] = '\0';
 }
 
 static void state_fill_header(const EngineConfig *c, const DisplayDevice *d, StateFile *s)
@@ -121,6 +148,7 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
         state_fill_header(c, d, &s);
         for (size_t i = 0; i < sd->n_plan; i++) {
                 const MethodOps *m = sd->plan[i];
+                uint64_t t0 = now_usec(CLOCK_MONOTONIC);
 
                 r = m->probe(hw, d);
                 if (r < 0) {
@@ -165,6 +193,7 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
                                 goto finish;
                         }
                 }
+                method_result(res, m)->save_usec = now_usec(CLOCK_MONOTONIC) - t0;
         }
 
         r = state_write(c->rundir->fd, &s, NULL);
@@ -277,22 +306,37 @@ static int write_back_attempt(Hw *hw, const DisplayDevice *dev, const StateFile 
         for (size_t i = s->n_sections; i-- > 0;) {
                 const StateSection *sec = &s->sections[i];
                 const MethodOps *m = method_by_id(sec->method_id);
+                MethodResult *mr;
+                uint64_t t0;
                 int r;
 
                 if (a->skip & (1u << i))
                         continue;
+                mr = method_result(res, m);
+                *mr = (MethodResult){ .save_usec = mr->save_usec };
+                snprintf(mr->name, sizeof(mr->name), "%s", m->name);
+                t0 = now_usec(CLOCK_MONOTONIC);
                 hw_clear_failure(hw);
                 r = m->restore(hw, &d, sec->payload, sec->len);
                 if (r < 0) {
+                        mr->r = r;
+                        mr->restore_usec = now_usec(CLOCK_MONOTONIC) - t0;
+                        snprintf(mr->report, sizeof(mr->report), "%.159s", hw->failure);
                         snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s%s%s", m->name,
                                  hw->failure, hw->failure[0] ? ": " : "", STRERROR(r));
                         return r;
                 }
                 append_method_name(res, m->name);
                 res->n_sections++;
+                mr->restore_usec = now_usec(CLOCK_MONOTONIC) - t0;
                 if (m->verify) {
+                        size_t before = report ? report->size : 0;
                         int v = m->verify(hw, &d, sec->payload, sec->len, report);
+                        mr->restore_usec = now_usec(CLOCK_MONOTONIC) - t0;
                         if (v > 0) {
+                                mr->mismatches = (unsigned)v;
+                                if (report)
+                                        report_first_line(report, before, mr->report, sizeof(mr->report));
                                 res->mismatches += (unsigned)v;
                                 a->failed |= 1u << i;
                                 if (a->failed_first < 0)
@@ -454,6 +498,101 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
         return 0;
 }
 
+/* --test-restore on one device: saves the state of every method of the plan (into the undo
+ * file, not the state file, and without the console's move to a spare VT), puts the display
+ * in its after-sleep state where a method knows how, restores every method newest first and
+ * verifies each. Refuses (-EBUSY, nothing written) where a graphical session owns the VT,
+ * unless forced. Never POSTs. */
+static int test_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
+{
+        const DisplayDevice *d = &sd->device;
+        Buffer payloads[PLAN_MAX] = { { 0 } };
+        _cleanup_(buffer_done) Buffer report = { 0 };
+        _cleanup_(hw_freep) Hw *hw = NULL;
+        StateFile s = { 0 };
+        Attempt a = { 0 };
+        bool graphics = false;
+        int r;
+
+        r = open_device(c, d, res, &hw);
+        if (r < 0)
+                return r;
+        if (hw_vt_in_graphics(hw, &graphics) >= 0 && graphics && !c->test_force) {
+                res->busy = true;
+                snprintf(res->message, sizeof(res->message),
+                         "not tested: a graphical session (an X server or a Wayland compositor) owns the active VT "
+                         "and would fight the test; nothing was written. Run it from a text console, or give "
+                         "--force");
+                return -EBUSY;
+        }
+
+        state_fill_header(c, d, &s);
+        for (size_t i = 0; i < sd->n_plan; i++) {
+                const MethodOps *m = sd->plan[i];
+                uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+
+                r = m->probe(hw, d);
+                if (r == 0)
+                        continue;
+                if (r >= 0)
+                        r = m->save(hw, d, &payloads[s.n_sections]);
+                if (r < 0) {
+                        method_result(res, m)->r = r;
+                        snprintf(res->message, sizeof(res->message), "not tested: method %s could not save: %s; "
+                                 "nothing was written", m->name, STRERROR(r));
+                        goto finish;
+                }
+                s.sections[s.n_sections] = (StateSection){
+                        .method_id = m->id,
+                        .method_version = m->version,
+                        .len = (uint32_t)payloads[s.n_sections].size,
+                        .payload = payloads[s.n_sections].data,
+                };
+                s.n_sections++;
+                method_result(res, m)->save_usec = now_usec(CLOCK_MONOTONIC) - t0;
+        }
+
+        /* Before the first write: a test stopped at its deadline is rolled back from this. */
+        r = state_write_undo(c->rundir->fd, &s);
+        if (r < 0) {
+                snprintf(res->message, sizeof(res->message), "not tested: cannot record the saved state in '%s': "
+                         "%s; nothing was written", c->rundir->path, STRERROR(r));
+                goto finish;
+        }
+        for (size_t i = 0; i < s.n_sections; i++) {
+                const MethodOps *m = method_by_id(s.sections[i].method_id);
+
+                if (!m->disturb)
+                        continue;
+                r = m->disturb(hw, d);
+                if (r < 0) {
+                        /* Whatever it did is restored right below. */
+                        snprintf(res->message, sizeof(res->message), "method %s: could not put the display in "
+                                 "its after-sleep state: %s", m->name, STRERROR(r));
+                        break;
+                }
+        }
+
+        r = write_back_attempt(hw, d, &s, &a, res, &report);
+        if (r >= 0 && res->mismatches > 0) {
+                char t[201];
+
+                snprintf(t, sizeof(t), "%s", buffer_str(&report));
+                t[strcspn(t, "\n")] = '\0';
+                snprintf(res->message, sizeof(res->message), "NOT restorable: after the restore %u register%s "
+                         "differ on read-back: %s", res->mismatches, res->mismatches == 1 ? "" : "s", t);
+                r = -EIO;
+        } else if (r >= 0)
+                snprintf(res->message, sizeof(res->message), "restorable: %u method%s (%s) saved, disturbed, "
+                         "restored and verified", res->n_sections, res->n_sections == 1 ? "" : "s",
+                         res->methods[0] ? res->methods : "none");
+finish:
+        remove_undo(c, d);
+        for (size_t i = 0; i < PLAN_MAX; i++)
+                buffer_done(&payloads[i]);
+        return r;
+}
+
 /* 1 if the device had an unfinished save to roll back (done or failed: see res), 0 if not. */
 static int rollback_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
 {
@@ -476,24 +615,37 @@ static int rollback_device(const EngineConfig *c, const SurveyDevice *sd, Device
         if (r < 0)
                 return r;
         remove_undo(c, d);
-        snprintf(res->message, sizeof(res->message), "rolled back what an unfinished save changed (%s)",
+        snprintf(res->message, sizeof(res->message), "rolled back what an unfinished save or test-restore changed (%s)",
                  res->methods[0] ? res->methods : "nothing");
         return 1;
 }
 
+static const char *record_suffix(EngineOp op)
+{
+        return op == ENGINE_SAVE ? ".last-save" : op == ENGINE_TEST ? ".last-test" : ".last-restore";
+}
+
 static int record_result(const EngineConfig *c, EngineOp op, const DeviceResult *res)
 {
-        char name[STATE_NAME_MAX], line[RECORD_MAX];
-        int n, r;
+        _cleanup_(buffer_done) Buffer line = { 0 };
+        char name[STATE_NAME_MAX];
+        int r;
 
-        r = state_file_name(res->slot, op == ENGINE_SAVE ? ".last-save" : ".last-restore", name);
+        r = state_file_name(res->slot, record_suffix(op), name);
         if (r < 0)
                 return r;
-        n = snprintf(line, sizeof(line), "%llu %d %llu %s\n", (unsigned long long)now_usec(CLOCK_REALTIME), res->r,
-                     (unsigned long long)res->duration_usec, res->message);
-        if (n < 0)
-                return -EINVAL;
-        return state_write_record(c->rundir->fd, name, line, MIN((size_t)n, sizeof(line) - 1));
+        r = buffer_printf(&line, "%llu %d %llu %s\nmethods", (unsigned long long)now_usec(CLOCK_REALTIME), res->r,
+                          (unsigned long long)res->duration_usec, res->message);
+        for (unsigned i = 0; r >= 0 && i < res->n_per_method; i++) {
+                const MethodResult *m = &res->per_method[i];
+                r = buffer_printf(&line, " %s:%llu:%llu:%d:%u", m->name, (unsigned long long)m->save_usec,
+                                  (unsigned long long)m->restore_usec, m->r, m->mismatches);
+        }
+        if (r >= 0)
+                r = buffer_printf(&line, "\n");
+        if (r < 0)
+                return r;
+        return state_write_record(c->rundir->fd, name, line.data, MIN(line.size, (size_t)RECORD_MAX));
 }
 
 int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
@@ -542,6 +694,9 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                 case ENGINE_RESTORE:
                         res->r = restore_device(c, sd, res);
                         break;
+                case ENGINE_TEST:
+                        res->r = test_device(c, sd, res);
+                        break;
                 case ENGINE_ROLLBACK:
                         r = rollback_device(c, sd, res);
                         if (r == 0)
@@ -568,21 +723,41 @@ int engine_read_last_fields(const RunDir *d, const char *slot, EngineOp op, Engi
         _cleanup_free_ char *line = NULL;
         char name[STATE_NAME_MAX];
         unsigned long long when, dur;
+        char *methods, *save = NULL;
         int err, off = 0, r;
 
         if (!d)
                 return -ENOENT;
-        r = state_file_name(slot, op == ENGINE_SAVE ? ".last-save" : ".last-restore", name);
+        r = state_file_name(slot, record_suffix(op), name);
         if (r < 0)
                 return r;
         r = state_read_record(d->fd, name, d->uid, RECORD_MAX, &line);
         if (r < 0)
                 return r;
-        line[strcspn(line, "\n")] = '\0';
+        methods = strchr(line, '\n');
+        if (methods)
+                *methods++ = '\0';
         if (sscanf(line, "%llu %d %llu %n", &when, &err, &dur, &off) != 3 || off == 0)
                 return -EBADMSG;
         *ret = (EngineLast){ .time_usec = when, .error = err, .duration_usec = dur };
         snprintf(ret->message, sizeof(ret->message), "%s", line + off);
+        /* The methods' line (records of older versions have none). */
+        if (!methods || strncmp(methods, "methods", strlen("methods")) != 0)
+                return 0;
+        methods[strcspn(methods, "\n")] = '\0';
+        for (char *tok = strtok_r(methods + strlen("methods"), " ", &save); tok && ret->n_methods < PLAN_MAX;
+             tok = strtok_r(NULL, " ", &save)) {
+                MethodResult *m = &ret->methods[ret->n_methods];
+                unsigned long long su, ru;
+                int n = 0;
+
+                if (sscanf(tok, "%15[a-z0-9-]:%llu:%llu:%d:%u%n", m->name, &su, &ru, &m->r, &m->mismatches, &n) != 5 ||
+                    tok[n] != '\0')
+                        return -EBADMSG;
+                m->save_usec = su;
+                m->restore_usec = ru;
+                ret->n_methods++;
+        }
         return 0;
 }
 

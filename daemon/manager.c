@@ -366,6 +366,8 @@ static void manager_pass_finished(Manager *m, EngineOp op, int status, bool kill
                                   status, killed ? ", stopped at its deadline" : "");
                 manager_awake(m);
                 break;
+        case ENGINE_TEST: /* a command-line action only: the daemon never starts one */
+                break;
         }
         manager_update_status(m);
 }

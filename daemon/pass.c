@@ -15,10 +15,12 @@ int pass_exit_code(EngineOp op, const EngineResult *res)
                 return UMS_EXIT_OK;
         if (res->n_done > 0)
                 return UMS_EXIT_PARTIAL;
-        for (size_t i = 0; op == ENGINE_RESTORE && i < res->n; i++) {
+        for (size_t i = 0; (op == ENGINE_RESTORE || op == ENGINE_TEST) && i < res->n; i++) {
                 const DeviceResult *d = &res->devices[i];
                 if (!d->attempted || d->r >= 0)
                         continue;
+                if (d->busy)
+                        return UMS_EXIT_BUSY;
                 if (d->no_state)
                         return UMS_EXIT_NO_STATE;
                 if (d->refused)
@@ -72,6 +74,39 @@ void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *re
         (void)c;
 }
 
+/* --test-restore's answer on stdout: per device, each method's times and result. */
+static void pass_print_test(const EngineResult *res)
+{
+        for (size_t i = 0; i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+
+                if (!d->attempted)
+                        continue;
+                printf("%s: %s\n", d->slot, d->r >= 0 ? "RESTORABLE" : d->busy ? "NOT TESTED" : "NOT RESTORABLE");
+                if (d->n_per_method == 0)
+                        continue;
+                printf("  %-12s %9s %11s  %s\n", "METHOD", "SAVE ms", "RESTORE ms", "RESULT");
+                for (unsigned k = 0; k < d->n_per_method; k++) {
+                        const MethodResult *m = &d->per_method[k];
+                        char result[220];
+
+                        if (m->r < 0)
+                                snprintf(result, sizeof(result), "failed: %s%s%s", STRERROR(m->r),
+                                         m->report[0] ? ": " : "", m->report);
+                        else if (m->mismatches > 0)
+                                snprintf(result, sizeof(result), "NOT restorable, %u differ: %s", m->mismatches,
+                                         m->report);
+                        else if (m->restore_usec == 0 && d->r < 0)
+                                snprintf(result, sizeof(result), "not reached");
+                        else
+                                snprintf(result, sizeof(result), "restorable");
+                        printf("  %-12s %9.2f %11.2f  %s\n", m->name, (double)m->save_usec / 1000.0,
+                               (double)m->restore_usec / 1000.0, result);
+                }
+        }
+        fflush(stdout);
+}
+
 int pass_run_locked(const EngineConfig *c, EngineOp op)
 {
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
@@ -119,6 +154,8 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
                 return UMS_EXIT_FAILURE;
         }
         pass_log_results(c, op, res);
+        if (op == ENGINE_TEST)
+                pass_print_test(res);
         return pass_exit_code(op, res);
 }
 
@@ -157,22 +194,28 @@ int pass_run_bounded(const EngineConfig *c, EngineOp op, uint64_t deadline_usec)
         if (r >= 128)
                 log_error("The %s pass died (%s).", engine_op_to_string(op), strsignal(r - 128));
         else if (r == -ETIMEDOUT)
-                log_error("The %s did not finish within %.1f s and was stopped; nothing of it is trusted. Raise "
-                          "ManualDeadlineSec= in umsrestore.conf(5) if the device is slow, and see 'umsrestored "
-                          "--status'.",
-                          engine_op_to_string(op), (double)deadline_usec / 1e6);
+                log_error("The %s did not finish within %.1f s and was stopped; nothing of it is trusted. %s if "
+                          "the device is slow, and see 'umsrestored --status'.",
+                          engine_op_to_string(op), (double)deadline_usec / 1e6,
+                          op == ENGINE_TEST ? "Give a longer --deadline" : "Raise ManualDeadlineSec= in umsrestore.conf(5)");
         else
                 log_error_errno(r, "Failed to wait for the %s: %s", engine_op_to_string(op), STRERROR(r));
-        if (op == ENGINE_SAVE) {
+        if (op == ENGINE_SAVE || op == ENGINE_TEST) {
                 int q;
 
-                /* The save may have moved the console to a spare VT before it was stopped. */
+                /* The save may have moved the console to a spare VT before it was stopped; the
+                 * test may have left the display half restored: its undo file holds what it saved. */
                 q = child_run_bounded(pass_child, &(PassJob){ .config = c, .op = ENGINE_ROLLBACK }, c->rundir->fd,
                                       PASS_ROLLBACK_DEADLINE_USEC);
                 if (q != UMS_EXIT_OK && q != UMS_EXIT_NOTHING)
-                        log_error("Rolling back the stopped save failed too (%d); the console may still be on a "
-                                  "spare VT: switch back with Alt+F1 or chvt.",
+                        log_error(op == ENGINE_SAVE ? "Rolling back the stopped save failed too (%d); the console may "
+                                                      "still be on a spare VT: switch back with Alt+F1 or chvt."
+                                                    : "Writing the saved state back after the stopped test failed "
+                                                      "too (%d); run 'umsrestored --status' and reboot if the "
+                                                      "screen stays dark.",
                                   q);
+                else if (op == ENGINE_TEST)
+                        log_notice("The state saved before the test was written back.");
         }
         return r == -ETIMEDOUT ? UMS_EXIT_TIMEOUT : UMS_EXIT_FAILURE;
 }

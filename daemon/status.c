@@ -13,7 +13,7 @@ static const char *dash_if_empty(const char *s)
         return s && s[0] ? s : "-";
 }
 
-static void format_last_text(Buffer *out, const char *what, bool has, const EngineLast *l)
+static void format_last_text(Buffer *out, const char *what, bool has, const EngineLast *l, bool per_method)
 {
         char ts[32];
         struct tm tm;
@@ -28,6 +28,18 @@ static void format_last_text(Buffer *out, const char *what, bool has, const Engi
         strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", &tm);
         buffer_printf(out, "%-13s last %s: %s at %s (%.1f ms): %s\n", "", what, l->error == 0 ? "ok" : "FAILED", ts,
                       (double)l->duration_usec / 1000.0, l->message);
+        for (size_t i = 0; per_method && i < l->n_methods; i++) {
+                const MethodResult *m = &l->methods[i];
+
+                buffer_printf(out, "%-13s   %-12s save %.2f ms, restore %.2f ms: %s", "", m->name,
+                              (double)m->save_usec / 1000.0, (double)m->restore_usec / 1000.0,
+                              m->r < 0 ? "failed (" : m->mismatches > 0 ? "verification failed, " : "ok");
+                if (m->r < 0)
+                        buffer_printf(out, "%s)", strerror(-m->r));
+                else if (m->mismatches > 0)
+                        buffer_printf(out, "%u register%s differ", m->mismatches, m->mismatches == 1 ? "" : "s");
+                buffer_printf(out, "\n");
+        }
 }
 
 int status_format_text(const StatusInfo *s, Buffer *out)
@@ -64,8 +76,12 @@ int status_format_text(const StatusInfo *s, Buffer *out)
                         buffer_printf(out, "%-13s methods: %s\n", "", methods[0] ? methods : "(none built in)");
                         if (sd->mode_unrestored)
                                 buffer_printf(out, "%-13s WARNING: %s\n", "", sd->mode_note);
-                        format_last_text(out, "save", sdev->has_last_save, &sdev->last_save);
-                        format_last_text(out, "restore", sdev->has_last_restore, &sdev->last_restore);
+                        format_last_text(out, "save", sdev->has_last_save, &sdev->last_save, s->per_method);
+                        format_last_text(out, "restore", sdev->has_last_restore, &sdev->last_restore,
+                                         s->per_method);
+                        if (sdev->has_last_test || s->per_method)
+                                format_last_text(out, "test-restore", sdev->has_last_test, &sdev->last_test,
+                                                 s->per_method);
                         break;
                 }
         }
@@ -97,7 +113,17 @@ static void format_last_json(Buffer *out, bool has, const EngineLast *l)
                       l->error == 0 ? "true" : "false", -l->error, (unsigned long long)l->time_usec,
                       (unsigned long long)l->duration_usec);
         buffer_append_json_string(out, l->message);
-        buffer_printf(out, "}");
+        buffer_printf(out, ",\"methods\":[");
+        for (size_t i = 0; i < l->n_methods; i++) {
+                const MethodResult *m = &l->methods[i];
+
+                buffer_printf(out, "%s{\"name\":", i ? "," : "");
+                buffer_append_json_string(out, m->name);
+                buffer_printf(out, ",\"ok\":%s,\"errno\":%d,\"save_usec\":%llu,\"restore_usec\":%llu,\"mismatches\":%u}",
+                              m->r == 0 && m->mismatches == 0 ? "true" : "false", -m->r,
+                              (unsigned long long)m->save_usec, (unsigned long long)m->restore_usec, m->mismatches);
+        }
+        buffer_printf(out, "]}");
 }
 
 int status_format_json(const StatusInfo *s, Buffer *out)
@@ -149,6 +175,8 @@ int status_format_json(const StatusInfo *s, Buffer *out)
                 format_last_json(out, sdev->has_last_save, &sdev->last_save);
                 buffer_printf(out, ",\"last_restore\":");
                 format_last_json(out, sdev->has_last_restore, &sdev->last_restore);
+                buffer_printf(out, ",\"last_test\":");
+                format_last_json(out, sdev->has_last_test, &sdev->last_test);
                 buffer_printf(out, "}");
         }
         buffer_printf(out, "]}\n");

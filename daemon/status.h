@@ -8,14 +8,15 @@
 
 typedef struct StatusDevice {
         const SurveyDevice *device;
-        bool has_last_save, has_last_restore;
-        EngineLast last_save, last_restore;
+        bool has_last_save, has_last_restore, has_last_test;
+        EngineLast last_save, last_restore, last_test;
 } StatusDevice;
 
 typedef struct StatusInfo {
         const char *console;  /* "vgacon (VGA text)", "" if unknown */
         const char *blocker;  /* why nothing can be saved on this machine, or NULL */
         bool daemon_running;  /* daemon.lock is held */
+        bool per_method;      /* text: each method's times and result under a last result (--report) */
         StatusDevice *devices;
         size_t n_devices;
 } StatusInfo;

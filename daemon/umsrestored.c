@@ -13,7 +13,9 @@ typedef enum Action {
         ACTION_DAEMON,
         ACTION_SAVE_NOW,
         ACTION_RESTORE_NOW,
+        ACTION_TEST_RESTORE,
         ACTION_STATUS,
+        ACTION_REPORT,
         ACTION_DUMP,
         ACTION_CHECK_CONFIG,
         ACTION_HELP,
@@ -29,6 +31,8 @@ static const char *arg_root = NULL;
 static bool arg_json = false;
 static bool arg_no_console_switch = false;
 static bool arg_log_level_set = false;
+static bool arg_force = false;
+static uint64_t arg_deadline_usec = 0;
 
 static void help(void)
 {
@@ -42,7 +46,11 @@ static void help(void)
                "  -s --save-now          Save the state of every managed device now\n"
                "  -r --restore-now       Restore every managed device from its saved state\n"
                "                         (use this over ssh after a resume left a black screen)\n"
+               "     --test-restore      Without sleeping: save, blank the display as a wake\n"
+               "                         from suspend does, restore, verify; print per method\n"
+               "                         whether it brings the screen back\n"
                "     --status            Show display devices, verdicts and last results\n"
+               "     --report            One paste-able report for a bug or a quirk entry\n"
                "     --dump FILE         Print a saved state file for a person\n"
                "     --check-config      Validate the configuration and print it\n"
                "  -h --help              Show this help and exit\n"
@@ -50,7 +58,11 @@ static void help(void)
                "\n"
                "Options:\n"
                "  -d --device SLOT       Only act on this PCI device (e.g. 0000:00:02.0)\n"
-               "     --json              Machine-readable output for --status and --dump\n"
+               "     --json              Machine-readable output for --status, --report, --dump\n"
+               "     --force             --test-restore also where a graphical session owns\n"
+               "                         the active VT\n"
+               "     --deadline SEC      --test-restore's hard deadline (default 5); then the\n"
+               "                         saved state is written back\n"
                "  -c --config FILE       Read this configuration file instead of the default\n"
                "                         search path\n"
                "     --no-console-switch Do not move to a spare VT around sleep (console method)\n"
@@ -59,7 +71,8 @@ static void help(void)
                "                         DIR/run/umsrestore (inspection and tests)\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error, 3 nothing to manage,\n"
-               "4 no saved state, 5 state file refused, 6 busy, 7 not permitted,\n"
+               "4 no saved state, 5 state file refused, 6 busy (for --test-restore also: a\n"
+               "graphical session owns the VT), 7 not permitted,\n"
                "8 configuration error, 9 verification failed, 10 partly failed (some\n"
                "devices done, others failed), 11 stopped at its deadline. See umsrestored(8).\n",
                program_invocation_short_name);
@@ -87,6 +100,10 @@ static int parse_argv(int argc, char *argv[])
                 ARG_LOG_LEVEL,
                 ARG_ROOT,
                 ARG_NO_CONSOLE_SWITCH,
+                ARG_TEST_RESTORE,
+                ARG_REPORT,
+                ARG_FORCE,
+                ARG_DEADLINE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -102,6 +119,10 @@ static int parse_argv(int argc, char *argv[])
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "root", required_argument, NULL, ARG_ROOT },
                 { "no-console-switch", no_argument, NULL, ARG_NO_CONSOLE_SWITCH },
+                { "test-restore", no_argument, NULL, ARG_TEST_RESTORE },
+                { "report", no_argument, NULL, ARG_REPORT },
+                { "force", no_argument, NULL, ARG_FORCE },
+                { "deadline", required_argument, NULL, ARG_DEADLINE },
                 { NULL, 0, NULL, 0 }
         };
         int c, r;
@@ -124,6 +145,29 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_STATUS:
                         r = set_action(ACTION_STATUS, "--status");
                         break;
+                case ARG_TEST_RESTORE:
+                        r = set_action(ACTION_TEST_RESTORE, "--test-restore");
+                        break;
+                case ARG_REPORT:
+                        r = set_action(ACTION_REPORT, "--report");
+                        break;
+                case ARG_FORCE:
+                        arg_force = true;
+                        r = 0;
+                        break;
+                case ARG_DEADLINE: {
+                        char *end;
+                        double sec;
+
+                        errno = 0;
+                        sec = strtod(optarg, &end);
+                        if (errno || end == optarg || *end || !(sec > 0) || sec > 600)
+                                return log_error_errno(-EINVAL, "--deadline takes seconds, more than 0 and at most "
+                                                                "600, not '%s'.", optarg);
+                        arg_deadline_usec = (uint64_t)(sec * 1e6);
+                        r = 0;
+                        break;
+                }
                 case ARG_DUMP:
                         r = set_action(ACTION_DUMP, "--dump");
                         arg_dump_file = optarg;
@@ -174,15 +218,20 @@ static int parse_argv(int argc, char *argv[])
         if (optind < argc)
                 return log_error_errno(-EINVAL, "Unexpected argument '%s'. See --help.", argv[optind]);
 
-        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP)
-                return log_error_errno(-EINVAL, "--json only applies to --status and --dump.");
+        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP && arg_action != ACTION_REPORT)
+                return log_error_errno(-EINVAL, "--json only applies to --status, --report and --dump.");
+
+        if ((arg_force || arg_deadline_usec) && arg_action != ACTION_TEST_RESTORE)
+                return log_error_errno(-EINVAL, "%s only applies to --test-restore.",
+                                       arg_force ? "--force" : "--deadline");
 
         if (arg_config && arg_action == ACTION_DUMP)
                 return log_error_errno(-EINVAL, "--config does not apply to --dump.");
 
         if (arg_device && arg_action != ACTION_SAVE_NOW && arg_action != ACTION_RESTORE_NOW &&
-            arg_action != ACTION_STATUS)
-                return log_error_errno(-EINVAL, "--device only applies to --save-now, --restore-now and --status.");
+            arg_action != ACTION_STATUS && arg_action != ACTION_TEST_RESTORE && arg_action != ACTION_REPORT)
+                return log_error_errno(-EINVAL, "--device only applies to --save-now, --restore-now, --test-restore, "
+                                                "--status and --report.");
 
         return 0;
 }
@@ -204,6 +253,8 @@ int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
                 .json = arg_json,
                 .no_console_switch = arg_no_console_switch,
                 .log_level_set = arg_log_level_set,
+                .force = arg_force,
+                .deadline_usec = arg_deadline_usec,
                 .hw = backend,
         };
 
@@ -218,8 +269,12 @@ int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
                 return action_save_now(&a);
         case ACTION_RESTORE_NOW:
                 return action_restore_now(&a);
+        case ACTION_TEST_RESTORE:
+                return action_test_restore(&a);
         case ACTION_STATUS:
                 return action_status(&a);
+        case ACTION_REPORT:
+                return action_report(&a);
         case ACTION_DUMP:
                 return action_dump(&a);
         case ACTION_CHECK_CONFIG:

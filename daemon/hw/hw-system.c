@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/kd.h>
 #include <linux/vt.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -76,6 +77,20 @@ int hw_system_vt_activate(Hw *hw, unsigned vt)
                 return fd;
         if (ioctl(fd, VT_ACTIVATE, (unsigned long)vt) < 0)
                 return negative_errno();
+        return 0;
+}
+
+int hw_system_vt_in_graphics(Hw *hw, bool *ret)
+{
+        _cleanup_close_ int fd = vt_open();
+        int mode = KD_TEXT;
+
+        (void)hw;
+        if (fd < 0)
+                return fd;
+        if (ioctl(fd, KDGETMODE, &mode) < 0)
+                return negative_errno();
+        *ret = mode == KD_GRAPHICS;
         return 0;
 }
 

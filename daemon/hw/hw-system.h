@@ -5,11 +5,13 @@
 
 #include "hw/hw.h"
 
-/* VT ioctls on /dev/tty0 (VT_GETSTATE, VT_OPENQRY, VT_ACTIVATE). A missing /dev/tty0 or a
+/* VT ioctls on /dev/tty0 (VT_GETSTATE, VT_OPENQRY, VT_ACTIVATE, KDGETMODE). A missing /dev/tty0 or a
  * kernel without VTs gives -ENOENT, a tty0 that is not a VT -ENOTTY. */
 int hw_system_vt_get_active(Hw *hw, unsigned *ret);
 int hw_system_vt_find_free(Hw *hw, unsigned *ret);
 int hw_system_vt_activate(Hw *hw, unsigned vt);
+/* KDGETMODE on /dev/tty0 (the active VT). */
+int hw_system_vt_in_graphics(Hw *hw, bool *ret);
 
 /* /sys/class/backlight/NAME/{brightness,max_brightness}. */
 int hw_system_backlight_list(Hw *hw, HwBacklightName *names, size_t max);

@@ -234,6 +234,20 @@ int hw_vt_find_free(Hw *hw, unsigned *ret_vt)
         return 0;
 }
 
+int hw_vt_in_graphics(Hw *hw, bool *ret)
+{
+        bool graphics = false;
+        int r;
+
+        if (!hw || !ret)
+                return -EINVAL;
+        r = HW_SYSTEM_CALL(hw, vt_in_graphics, &graphics);
+        if (r < 0)
+                return r;
+        *ret = graphics;
+        return 0;
+}
+
 static uint64_t monotonic_usec(void)
 {
         struct timespec ts;

@@ -86,6 +86,9 @@ typedef struct HwOps {
         int (*vt_get_active)(Hw *hw, unsigned *ret);
         int (*vt_find_free)(Hw *hw, unsigned *ret);
         int (*vt_activate)(Hw *hw, unsigned vt);
+        /* vt_in_graphics: whether the active VT is in graphics mode (KDGETMODE = KD_GRAPHICS:
+         * an X server or Wayland compositor draws on it, not the kernel's console). */
+        int (*vt_in_graphics)(Hw *hw, bool *ret);
         /* backlight_list: fills up to max entries of names with valid names (any order) and
          * returns how many valid names there are (which may be more than max); 0 when the
          * machine has no backlight class. backlight_read/write: brightness and max_brightness
@@ -163,6 +166,9 @@ int hw_vt_find_free(Hw *hw, unsigned *ret_vt);
  * Never waits longer than timeout_usec (-ETIMEDOUT): an unbounded VT_WAITACTIVE could hang
  * a suspend on a VT whose owner does not let go. */
 int hw_vt_switch(Hw *hw, unsigned vt, uint64_t timeout_usec);
+/* Whether a graphical session owns the active VT (see HwOps.vt_in_graphics); -ENOENT or
+ * -ENOTTY: no VT subsystem. */
+int hw_vt_in_graphics(Hw *hw, bool *ret);
 
 /* Whether name may be a backlight's (see HW_BACKLIGHT_NAME_MAX). */
 bool hw_backlight_name_is_valid(const char *name);

@@ -46,6 +46,10 @@ typedef struct MethodOps {
         /* Reads back and compares; returns the number of mismatches (>= 0) or < 0 error.
          * Mismatch descriptions are appended to report (may be NULL). */
         int (*verify)(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len, Buffer *report);
+        /* Optional, for --test-restore: puts the device in the state a wake from S3 leaves it
+         * in, as far as that is safe without sleeping (the screen off, palette and DAC mask
+         * lost), writing only registers its saved state holds. The restore follows at once. */
+        int (*disturb)(Hw *hw, const DisplayDevice *d);
         /* Optional: the kinds of display mode (METHOD_MODE_*) this method brings back on d,
          * from the device's identity alone, without hardware access. A device whose current
          * mode no planned method brings back is named before sleep (survey.h). */

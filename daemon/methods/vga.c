@@ -558,6 +558,44 @@ static int vga_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payload, s
         return r < 0 ? r : k;
 }
 
+/* ---- disturb (--test-restore) ------------------------------------------------------ */
+
+/* Takes from the VGA what a wake from S3 takes, as far as it is safe by hand: the screen off
+ * through the sequencer, the attribute palette disabled (PAS clear), the DAC mask cleared.
+ * Every register it writes is part of the saved state; the restore that follows writes it. */
+static int vga_disturb_locked(Hw *hw)
+{
+        uint8_t msr, sr01;
+        int r;
+
+        r = hw_inb(hw, VGA_MSR_READ, &msr);
+        if (r < 0)
+                return r;
+        r = hw_read_indexed(hw, VGA_SR_ADDR, 0x01, &sr01);
+        if (r < 0)
+                return r;
+        r = hw_write_indexed(hw, VGA_SR_ADDR, 0x01, sr01 | SR01_SCREEN_OFF);
+        if (r < 0)
+                return r;
+        r = vga_attr_set_index(hw, vga_st01_port(msr), 0x00);
+        if (r < 0)
+                return r;
+        return hw_outb(hw, VGA_DAC_MASK, 0x00);
+}
+
+static int vga_disturb(Hw *hw, const DisplayDevice *d)
+{
+        int r, k;
+
+        (void)d;
+        r = hw_vga_lock(hw);
+        if (r < 0)
+                return r;
+        r = vga_disturb_locked(hw);
+        k = hw_vga_unlock(hw);
+        return r < 0 ? r : k;
+}
+
 /* ---- verify ---------------------------------------------------------------------- */
 
 static void vga_report(Buffer *report, const char *group, size_t i, uint8_t is, uint8_t expected)
@@ -862,6 +900,7 @@ const MethodOps method_vga = {
         .check = vga_check,
         .restore = vga_restore,
         .verify = vga_verify,
+        .disturb = vga_disturb,
         .modes = vga_modes,
         .dump = vga_dump,
 };

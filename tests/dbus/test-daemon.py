@@ -322,7 +322,7 @@ class DaemonTest(dbusmock.DBusTestCase):
         self.wait_lock(True)
         self.emit_sleep(True)
         self.wait_lock(False, timeout=3.0)
-        wait_for(lambda: "rolled back what an unfinished save changed" in self.log_text(), 5, "the rollback")
+        wait_for(lambda: "rolled back what an unfinished save or test-restore changed" in self.log_text(), 5, "the rollback")
         self.assertEqual(self.sim_vt(), 1, "the console was left on the spare VT")
         self.assertFalse(os.path.exists(os.path.join(self.state_dir, SLOT + ".undo")))
         self.emit_sleep(False)

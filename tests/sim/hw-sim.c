@@ -165,6 +165,7 @@ const char *hw_sim_access_type_to_string(HwSimAccessType t)
                 [HW_SIM_BACKLIGHT_READ] = "backlight read",
                 [HW_SIM_BACKLIGHT_WRITE] = "backlight write",
                 [HW_SIM_FIRMWARE_READ] = "firmware read",
+                [HW_SIM_VT_GET_MODE] = "vt get mode",
         };
         if ((unsigned)t >= _HW_SIM_ACCESS_TYPE_MAX)
                 return "?";
@@ -246,6 +247,7 @@ int hw_sim_log_format(const HwSim *sim, Buffer *out)
                         break;
                 case HW_SIM_VT_GET_ACTIVE:
                 case HW_SIM_VT_FIND_FREE:
+                case HW_SIM_VT_GET_MODE:
                         r = buffer_printf(out, "%zu: %s = %u", i, type, a->value);
                         break;
                 case HW_SIM_VT_ACTIVATE:
@@ -1301,6 +1303,21 @@ static int sim_vt_find_free(Hw *hw, unsigned *ret)
         return -EBUSY;
 }
 
+static int sim_vt_in_graphics(Hw *hw, bool *ret)
+{
+        HwSim *sim = hw->userdata;
+        HwSimAccess *a;
+        int r;
+
+        r = sim_vt_begin(sim, HW_SIM_VT_GET_MODE, &a);
+        if (r < 0)
+                return r;
+        if (a)
+                a->value = sim->sys.vt_graphics;
+        *ret = sim->sys.vt_graphics != 0;
+        return 0;
+}
+
 static int sim_vt_activate(Hw *hw, unsigned vt)
 {
         HwSim *sim = hw->userdata;
@@ -1427,6 +1444,7 @@ static const HwOps hw_sim_ops = {
         .vga_unlock = sim_vga_unlock,
         .vt_get_active = sim_vt_get_active,
         .vt_find_free = sim_vt_find_free,
+        .vt_in_graphics = sim_vt_in_graphics,
         .vt_activate = sim_vt_activate,
         .backlight_list = sim_backlight_list,
         .backlight_read = sim_backlight_read,

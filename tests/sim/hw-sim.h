@@ -110,6 +110,7 @@ typedef enum HwSimAccessType {
         HW_SIM_BACKLIGHT_READ,  /* reg: backlight slot (-1 none); value: brightness */
         HW_SIM_BACKLIGHT_WRITE, /* reg: backlight slot (-1 none); value: brightness written */
         HW_SIM_FIRMWARE_READ,   /* offset: physical address; len: bytes */
+        HW_SIM_VT_GET_MODE,     /* value: 1 if the active VT is in graphics mode */
         _HW_SIM_ACCESS_TYPE_MAX,
 } HwSimAccessType;
 
@@ -145,7 +146,8 @@ typedef struct HwSimBacklight {
 typedef struct HwSimSystemState {
         uint8_t vt_present; /* 0: no VT subsystem (serial-only): every VT op fails with -ENOENT */
         uint8_t vt_active;  /* 1..63 */
-        uint8_t reserved[6];
+        uint8_t vt_graphics; /* 1: the active VT is in graphics mode (an X server draws on it) */
+        uint8_t reserved[5];
         uint64_t vt_open; /* bit n set: VT n is held open (a getty, X): VT_OPENQRY skips it */
         HwSimBacklight backlights[HW_SIM_BACKLIGHT_MAX];
 } HwSimSystemState;

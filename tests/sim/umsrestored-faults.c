@@ -4,7 +4,7 @@
  * being noticed (verification, the fallback along the plan, --test-restore). Built, never
  * installed. Test switch (environment):
  *   UMSRESTORE_TEST_CORRUPT=DATA-PORT,INDEX,XOR[,COUNT]
- *       in restore passes, the first COUNT (default 1) writes of register INDEX behind the
+ *       in restore and test-restore passes, the first COUNT (default 1) writes of register INDEX behind the
  *       indexed data port (0x3C5 sequencer, 0x3CF graphics, 0x3D5/0x3B5 CRTC, 0x1CF Bochs
  *       dispi) have XOR applied to the value written; everything else is the real machine. */
 #include "umsrestored.h"
@@ -61,7 +61,7 @@ static int faults_open(const DisplayDevice *d, void *userdata, Hw **ret)
 static int faults_pass_begin(void *userdata, const char *what)
 {
         (void)userdata;
-        corrupt.active = streq(what, "restore");
+        corrupt.active = streq(what, "restore") || streq(what, "test-restore");
         return hw_backend_pciaccess.pass_begin ? hw_backend_pciaccess.pass_begin(hw_backend_pciaccess.userdata, what)
                                                : 0;
 }

@@ -9,7 +9,8 @@ static int usage(void)
                         "       simctl wake|wake-full FILE\n"
                         "       simctl diff FILE1 FILE2     (exit 1 if they differ)\n"
                         "       simctl live FILE            (exit 1 if the display is off)\n"
-                        "       simctl vt FILE              (prints the active VT)\n");
+                        "       simctl vt FILE              (prints the active VT)\n"
+                        "       simctl vt-graphics FILE 0|1 (a graphical session owns the active VT)\n");
         return 2;
 }
 
@@ -79,6 +80,11 @@ int main(int argc, char *argv[])
                 printf("%u\n", hw_sim_vt_active(sim));
                 hw_sim_unref(sim);
                 return 0;
+        }
+        if (streq(cmd, "vt-graphics") && argc == 4 && (streq(argv[3], "0") || streq(argv[3], "1"))) {
+                HwSim *sim = load(path);
+                hw_sim_system_state(sim)->vt_graphics = streq(argv[3], "1");
+                return store(sim, path);
         }
         if (streq(cmd, "diff") && argc == 4) {
                 HwSim *a = load(path), *b = load(argv[3]);

@@ -588,6 +588,169 @@ static void test_radeon_m6_panel_before_vga(void **s)
         cleanup_dir(dir);
 }
 
+/* An opener whose handles corrupt the first write of one CRTC register (index 0x0A, the
+ * cursor start) in a restore, as a broken method would. */
+static const HwOps *corrupt_real_ops;
+static HwOps corrupt_ops;
+static uint8_t corrupt_crtc_index;
+static bool corrupt_armed;
+
+static int corrupt_io_write(Hw *hw, uint16_t port, unsigned width, uint32_t value)
+{
+        if (port == 0x3D4 && width == 1)
+                corrupt_crtc_index = (uint8_t)value;
+        else if (port == 0x3D5 && width == 1 && corrupt_crtc_index == 0x0A && corrupt_armed) {
+                value ^= 0x05;
+                corrupt_armed = false;
+        }
+        return corrupt_real_ops->io_write(hw, port, width, value);
+}
+
+static int corrupting_open(const DisplayDevice *d, void *userdata, Hw **ret)
+{
+        int r = guarded_open(d, userdata, ret);
+
+        if (r < 0)
+                return r;
+        corrupt_real_ops = (*ret)->ops;
+        corrupt_ops = *corrupt_real_ops;
+        corrupt_ops.io_write = corrupt_io_write;
+        (*ret)->ops = &corrupt_ops;
+        return 0;
+}
+
+/* The index of the first write to port (and register reg, -1: any) with value & mask == want
+ * at or after log entry from, or -1. */
+static ssize_t find_io_write(const HwSim *sim, size_t from, uint16_t port, int reg, uint32_t mask, uint32_t want)
+{
+        size_t n;
+        const HwSimAccess *log = hw_sim_log(sim, &n);
+
+        for (size_t i = from; i < n; i++)
+                if (log[i].type == HW_SIM_IO_WRITE && log[i].port == port && (reg < 0 || log[i].reg == reg) &&
+                    ((log[i].value & mask) == want))
+                        return (ssize_t)i;
+        return -1;
+}
+
+/* --test-restore: saved, disturbed (the screen off, as after a wake), restored and verified in
+ * one pass; the device ends as it was, no state file and no VT switch, per-method results. */
+static void test_test_restore_round_trip(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        HwSimVgaState *before = NULL, *after = NULL;
+        Opener o = { 0 };
+        EngineLast last;
+        EngineConfig c;
+        bool vga = false;
+        ssize_t off, on;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        make_sim(&c, &o, 6);
+        assert_int_equal(hw_sim_snapshot(o.sim, &before), 0);
+
+        assert_int_equal(engine_run(&c, ENGINE_TEST, &res), 0);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_int_equal(pass_exit_code(ENGINE_TEST, res), UMS_EXIT_OK);
+        assert_non_null(strstr(res->devices[0].message, "restorable"));
+        /* the disturbance happened (the DAC mask cleared, which no restore writes; the screen
+         * off) and the restore brought both back */
+        off = find_io_write(o.sim, 0, 0x3C6, -1, 0xFF, 0x00);
+        assert_true(off >= 0);
+        assert_in_range(find_io_write(o.sim, 0, 0x3C5, 0x01, 0x20, 0x20), 0, off - 1);
+        on = find_io_write(o.sim, (size_t)off + 1, 0x3C6, -1, 0xFF, 0xFF);
+        assert_true(on > off);
+        assert_true(find_io_write(o.sim, (size_t)on, 0x3C5, 0x01, 0x20, 0x00) > on);
+        assert_true(hw_sim_display_live(o.sim));
+        assert_int_equal(hw_sim_snapshot(o.sim, &after), 0);
+        assert_int_equal(hw_sim_state_diff(before, after, 0, NULL), 0);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_ACTIVATE), 0);
+        assert_false(file_exists(dir, "0000:00:02.0.state"));
+        assert_false(file_exists(dir, "0000:00:02.0.undo"));
+        for (unsigned i = 0; i < res->devices[0].n_per_method; i++)
+                if (streq(res->devices[0].per_method[i].name, "vga")) {
+                        vga = true;
+                        assert_true(res->devices[0].per_method[i].save_usec > 0);
+                        assert_true(res->devices[0].per_method[i].restore_usec > 0);
+                        assert_int_equal(res->devices[0].per_method[i].mismatches, 0);
+                }
+        assert_true(vga);
+        /* recorded for --status and --report, with the methods */
+        assert_int_equal(engine_read_last_fields(o.rundir, "0000:00:02.0", ENGINE_TEST, &last), 0);
+        assert_int_equal(last.error, 0);
+        assert_int_equal(last.n_methods, res->devices[0].n_per_method);
+        assert_string_equal(last.methods[0].name, res->devices[0].per_method[0].name);
+        free(before);
+        free(after);
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
+/* A method that does not bring its registers back is reported as not restorable, with the
+ * register, and the pass exits with "verification failed". */
+static void test_test_restore_reports_a_broken_method(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        const MethodResult *vga = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        make_sim(&c, &o, 6);
+        o.backend.open = corrupting_open;
+        /* the save only reads: the first CR0A write of the pass is the restore's */
+        corrupt_armed = true;
+        assert_int_equal(engine_run(&c, ENGINE_TEST, &res), 0);
+        assert_false(corrupt_armed);
+        assert_int_equal(res->devices[0].r, -EIO);
+        assert_int_equal(pass_exit_code(ENGINE_TEST, res), UMS_EXIT_VERIFY);
+        assert_non_null(strstr(res->devices[0].message, "NOT restorable"));
+        for (unsigned i = 0; i < res->devices[0].n_per_method; i++)
+                if (streq(res->devices[0].per_method[i].name, "vga"))
+                        vga = &res->devices[0].per_method[i];
+        if (!vga)
+                fail_msg("no vga result");
+        assert_int_equal(vga->mismatches, 1);
+        assert_non_null(strstr(vga->report, "0x0a"));
+        assert_false(file_exists(dir, "0000:00:02.0.undo"));
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
+/* Under a graphical session the test is refused before any write; --force runs it. */
+static void test_test_restore_refused_under_a_graphical_session(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL, *forced = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        Opener o = { 0 };
+        EngineConfig c;
+        (void)s;
+
+        setup_config(&c, "stdvga-vgacon", &root, &dir, &o);
+        make_sim(&c, &o, 6);
+        hw_sim_system_state(o.sim)->vt_graphics = 1;
+        assert_int_equal(engine_run(&c, ENGINE_TEST, &res), 0);
+        assert_int_equal(res->devices[0].r, -EBUSY);
+        assert_true(res->devices[0].busy);
+        assert_int_equal(pass_exit_code(ENGINE_TEST, res), UMS_EXIT_BUSY);
+        assert_non_null(strstr(res->devices[0].message, "graphical session"));
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_IO_WRITE), 0);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_MEM_WRITE), 0);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_CFG_WRITE), 0);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_GET_MODE), 1);
+
+        c.test_force = true;
+        assert_int_equal(engine_run(&c, ENGINE_TEST, &forced), 0);
+        assert_int_equal(forced->devices[0].r, 0);
+        assert_true(hw_sim_count_type(o.sim, HW_SIM_IO_WRITE) > 0);
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -604,6 +767,9 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_no_console_switch_over_failed_hardware),
                 cmocka_unit_test(test_msi_wind_intel_before_vga),
                 cmocka_unit_test(test_radeon_m6_panel_before_vga),
+                cmocka_unit_test(test_test_restore_round_trip),
+                cmocka_unit_test(test_test_restore_reports_a_broken_method),
+                cmocka_unit_test(test_test_restore_refused_under_a_graphical_session),
         };
         if (argc != 2) {
                 fprintf(stderr, "usage: %s TESTDATA-DIR\n", argv[0]);

@@ -22,6 +22,7 @@ LAYERS = [
     ["survey"],
     ["engine"],
     ["status", "pass"],
+    ["report"],
     ["manager"],
     ["actions"],
     ["umsrestored"],

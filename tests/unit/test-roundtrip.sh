@@ -200,5 +200,65 @@ code 9 "no bochs: restore-now is not verified" UV --config "$T/nobochs.conf" --r
 grep -q "Bochs dispi mode saved but not enabled now" "$T/out" && ok "no bochs: verify names the missing mode" \
     || { bad "no bochs: verify does not name the dispi mode"; sed 's/^/#   /' "$T/out"; }
 
+# --test-restore: without sleeping, save, put the display in its after-sleep state, restore,
+# verify; the device ends as it was, no state file, no VT switch; per-method table on stdout.
+cp -r "$DATA/machines/stdvga-vgacon" "$T/mt"
+UT() { env UMSRESTORE_TEST_HW_SIM="$T/simt" "$BIN" --root "$T/mt" "$@"; }
+"$SIMCTL" init "$T/simt" mode3 11
+cp "$T/simt" "$T/beforet"
+code 0 "test-restore on a live text console" UT --test-restore
+grep -q '^0000:00:02.0: RESTORABLE$' "$T/out" && grep -Eq '^  vga +[0-9.]+ +[0-9.]+  restorable$' "$T/out" \
+    && ok "test-restore prints the device and each method" || { bad "test-restore output"; sed 's/^/#   /' "$T/out"; }
+check "test-restore leaves the device as it was" "$SIMCTL" diff "$T/beforet" "$T/simt"
+[ "$("$SIMCTL" vt "$T/simt")" = 1 ] && ok "test-restore did not switch VTs" || bad "test-restore switched VTs"
+[ ! -e "$T/mt/run/umsrestore/0000:00:02.0.state" ] && [ ! -e "$T/mt/run/umsrestore/0000:00:02.0.undo" ] \
+    && ok "test-restore leaves no state or undo file" || bad "test-restore left a state or undo file"
+code 0 "status after a test-restore" UT --status
+grep -q 'last test-restore: ok at .*restorable' "$T/out" && ok "status shows the last test-restore" \
+    || { bad "status lacks the last test-restore"; sed 's/^/#   /' "$T/out"; }
+code 2 "--force without --test-restore is a usage error" UT --save-now --force
+code 2 "--deadline takes positive seconds" UT --test-restore --deadline 0
+"$SIMCTL" vt-graphics "$T/simt" 1
+code 6 "test-restore refused under a graphical session" UT --test-restore
+grep -q 'graphical session .* owns the active VT.*nothing was written.*--force' "$T/out" \
+    && ok "the refusal says why and what to do" || { bad "refusal message"; sed 's/^/#   /' "$T/out"; }
+code 0 "test-restore --force under a graphical session" UT --test-restore --force
+"$SIMCTL" vt-graphics "$T/simt" 0
+# Stopped at its deadline after the display was disturbed: the saved state is written back.
+code 11 "test-restore that hangs is stopped at --deadline" env UMSRESTORE_TEST_HANG_IN_TEST=1 \
+    UMSRESTORE_TEST_HW_SIM="$T/simt" "$BIN" --root "$T/mt" --test-restore --deadline 1
+grep -q 'state saved before the test was written back' "$T/out" && ok "the stopped test says it wrote the state back" \
+    || { bad "no write-back after the stopped test"; sed 's/^/#   /' "$T/out"; }
+check "after the stopped test the device is as it was" "$SIMCTL" diff "$T/beforet" "$T/simt"
+check "after the stopped test the display is live" "$SIMCTL" live "$T/simt"
+
+# --report: kernel, the command-line flags that matter, the DMI modalias (never a serial or
+# UUID), the devices with their plan and every method's last results.
+mkdir -p "$T/mt/sys/class/dmi/id" "$T/mt/proc/sys/kernel"
+echo "dmi:bvnAmericanMegatrendsInc.:bvr1.0B:svnMICRO-STARINTERNATIONALCO.,LTD:pnU100:pvrVer.001:" >"$T/mt/sys/class/dmi/id/modalias"
+echo "SERIAL-4711-SECRET" >"$T/mt/sys/class/dmi/id/product_serial"
+echo "6f1d2c44-0000-4711-8888-123456789abc" >"$T/mt/sys/class/dmi/id/product_uuid"
+echo "6.1.0-test-amd64" >"$T/mt/proc/sys/kernel/osrelease"
+echo "BOOT_IMAGE=/vmlinuz root=UUID=6f1d2c44-0000-4711-8888-123456789abc ro quiet nomodeset vga=0x314 i915.modeset=0" >"$T/mt/proc/cmdline"
+code 0 "report" UT --report
+grep -q '^Kernel: 6.1.0-test-amd64$' "$T/out" && ok "report: kernel" || bad "report: kernel"
+grep -q '^Kernel command line, what matters to the display: nomodeset vga=0x314 i915.modeset=0$' "$T/out" \
+    && ok "report: only the flags that matter" || { bad "report: flags"; sed 's/^/#   /' "$T/out"; }
+grep -q '^DMI modalias: dmi:bvnAmericanMegatrendsInc.:.*pnU100' "$T/out" && ok "report: DMI modalias" || bad "report: modalias"
+! grep -Eq 'SERIAL-4711|6f1d2c44' "$T/out" && ok "report: no DMI serial or UUID, no root= UUID" || bad "report leaks a serial or UUID"
+grep -Eq '^ +vga +save [0-9.]+ ms, restore [0-9.]+ ms: ok$' "$T/out" && grep -q 'last test-restore: ok' "$T/out" \
+    && ok "report: the last test-restore per method" || { bad "report: per-method results"; sed 's/^/#   /' "$T/out"; }
+check "report --json parses and carries the same" sh -c "env UMSRESTORE_TEST_HW_SIM='$T/simt' '$BIN' --root '$T/mt' --report --json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"kernel\"] == \"6.1.0-test-amd64\", d
+assert d[\"cmdline_flags\"] == [\"nomodeset\", \"vga=0x314\", \"i915.modeset=0\"], d
+assert d[\"dmi_modalias\"].startswith(\"dmi:bvn\"), d
+dev = d[\"status\"][\"devices\"][0]
+names = [m[\"name\"] for m in dev[\"last_test\"][\"methods\"]]
+assert \"vga\" in names and all(m[\"ok\"] for m in dev[\"last_test\"][\"methods\"]), dev
+assert \"SERIAL-4711\" not in json.dumps(d)
+'"
+
 echo "1..$n"
 exit $fail
