@@ -485,10 +485,10 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
                         t[--n] = '\0';
                 for (char *nl = strchr(t, '\n'); nl; nl = strchr(nl, '\n'))
                         *nl = ';';
-                snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u register%s "
-                         "differ on read-back: %.200s",
+                snprintf(res->message, sizeof(res->message), "restored %u method%s (%s), but %u %s on "
+                         "read-back: %.200s",
                          res->n_sections, res->n_sections == 1 ? "" : "s", res->methods, res->mismatches,
-                         res->mismatches == 1 ? "" : "s", t);
+                         res->mismatches == 1 ? "register differs" : "registers differ", t);
                 append_fallback(res, "; ");
                 return -EIO;
         }
@@ -579,8 +579,8 @@ static int test_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResu
 
                 snprintf(t, sizeof(t), "%s", buffer_str(&report));
                 t[strcspn(t, "\n")] = '\0';
-                snprintf(res->message, sizeof(res->message), "NOT restorable: after the restore %u register%s "
-                         "differ on read-back: %s", res->mismatches, res->mismatches == 1 ? "" : "s", t);
+                snprintf(res->message, sizeof(res->message), "NOT restorable: after the restore %u %s on "
+                         "read-back: %s", res->mismatches, res->mismatches == 1 ? "register differs" : "registers differ", t);
                 r = -EIO;
         } else if (r >= 0)
                 snprintf(res->message, sizeof(res->message), "restorable: %u method%s (%s) saved, disturbed, "

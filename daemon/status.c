@@ -37,7 +37,7 @@ static void format_last_text(Buffer *out, const char *what, bool has, const Engi
                 if (m->r < 0)
                         buffer_printf(out, "%s)", strerror(-m->r));
                 else if (m->mismatches > 0)
-                        buffer_printf(out, "%u register%s differ", m->mismatches, m->mismatches == 1 ? "" : "s");
+                        buffer_printf(out, "%u %s", m->mismatches, m->mismatches == 1 ? "register differs" : "registers differ");
                 buffer_printf(out, "\n");
         }
 }

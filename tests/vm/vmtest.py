@@ -11,7 +11,7 @@ be stale").
   vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR [--sysconfdir DIR]
 
 Cases: control, std, cirrus, ati, kms, bad-state, two-cycles, console, caps, efifb, vesafb, vesafb-vbe,
-cirrus-vesafb, fallback.
+cirrus-vesafb, fallback, test-restore, test-restore-cirrus.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -526,6 +526,56 @@ def case_fallback(c):
                               rc_check=(rc == 0, f'{label}: --restore-now exited {rc}, expected 0:\n{out}'))
 
 
+CORRUPT_CURSOR = 'UMSRESTORE_TEST_CORRUPT=0x3D5,0x0A,0x20,1'  # CR0A cursor start: the cursor off
+
+
+def test_restore_case(c, vga, corrupt=False):
+    """--test-restore on the real kernel, without sleeping: it saves, blanks the display as a
+    wake does (screen off, palette off, DAC mask 0), restores and verifies; it must say every
+    method is restorable and leave registers, VGA memory and picture exactly as they were.
+    With corrupt, the same through umsrestored-faults with one CRTC register written wrong on
+    purpose: exit 9, "NOT RESTORABLE", the vga method and the register named; then a restore
+    of a state saved before brings the display back."""
+    c.boot(vga)
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(sr01=c.sr01), f'display not live before the test: {p0.line}')
+    rc, out = c.ums('--test-restore')
+    check(rc == 0 and re.search(rf'^{SLOT}: RESTORABLE$', out, re.M) and
+          re.search(r'^  vga +[0-9.]+ +[0-9.]+  restorable$', out, re.M),
+          f'--test-restore exited {rc}, expected 0 with {SLOT} and vga restorable:\n{out}')
+    m = re.search(r'^  vga +([0-9.]+) +([0-9.]+)', out, re.M)
+    c.times['test_vga_save_ms'], c.times['test_vga_restore_ms'] = float(m.group(1)), float(m.group(2))
+    c.expect_restored(before, p0, '-test')
+    rc, out = c.ums('--report')
+    check(rc == 0 and re.search(r'^Kernel: \S+', out, re.M) and 'last test-restore: ok' in out and
+          re.search(r'^ +vga +save [0-9.]+ ms, restore [0-9.]+ ms: ok$', out, re.M),
+          f'--report exited {rc} or lacks the kernel or the test-restore per method:\n{out}')
+    if not corrupt:
+        return
+    check(c.args.umsrestored_faults, 'this case needs --umsrestored-faults')
+    c.ums('--no-console-switch --save-now', expect=0)
+    rc, out = c.run(f'{CORRUPT_CURSOR} umsrestored-faults --test-restore')
+    check(rc == 9 and re.search(rf'^{SLOT}: NOT RESTORABLE$', out, re.M) and
+          re.search(r'^  vga .*NOT restorable, 1 differ: .*0x0a', out, re.M | re.I),
+          f'the corrupted --test-restore exited {rc}, expected 9 with vga and CRTC 0x0a named:\n{out}')
+    p1 = c.peek()
+    check(p1.cr[0x0A] != p0.cr[0x0A], f'the corruption did not reach the hardware (CR0A {p1.cr[0x0A]}), so the '
+                                      f'failure above proves nothing')
+    V.log(f'the corrupted test is reported (exit {rc}); CR0A {p0.cr[0x0A]} -> {p1.cr[0x0A]} on the hardware')
+    c.restore('--no-console-switch --restore-now', before, p0, '-after-corrupt-test')
+
+
+def case_test_restore(c):
+    """--test-restore and --report on std VGA text; a broken method is reported as such."""
+    test_restore_case(c, 'std', corrupt=True)
+
+
+def case_test_restore_cirrus(c):
+    """--test-restore on Cirrus text."""
+    test_restore_case(c, 'cirrus')
+
+
 def case_cirrus_vesafb(c):
     """Cirrus, SeaBIOS, vga=0x314: a vesafb 800x600x16 console, which no native method brings
     back on this chip: the default plan takes the vbe method, and after S3 the picture, the
@@ -695,6 +745,8 @@ CASES = {
     'vesafb-vbe': case_vesafb_vbe,
     'cirrus-vesafb': case_cirrus_vesafb,
     'fallback': case_fallback,
+    'test-restore': case_test_restore,
+    'test-restore-cirrus': case_test_restore_cirrus,
 }
 
 
