@@ -6,7 +6,10 @@
  *   UMSRESTORE_TEST_CORRUPT=DATA-PORT,INDEX,XOR[,COUNT]
  *       in restore and test-restore passes, the first COUNT (default 1) writes of register INDEX behind the
  *       indexed data port (0x3C5 sequencer, 0x3CF graphics, 0x3D5/0x3B5 CRTC, 0x1CF Bochs
- *       dispi) have XOR applied to the value written; everything else is the real machine. */
+ *       dispi) have XOR applied to the value written; everything else is the real machine.
+ *   UMSRESTORE_TEST_HANG=1
+ *       in restore passes, the first port write never returns (the process sleeps until it
+ *       is killed), as on a device that holds the bus. */
 #include "umsrestored.h"
 
 typedef struct Corruption {
@@ -18,11 +21,15 @@ typedef struct Corruption {
 } Corruption;
 
 static Corruption corrupt;
+static bool hang_armed, hang_in_restore;
 static HwOps corrupt_ops;
 static const HwOps *real_ops;
 
 static int corrupt_io_write(Hw *hw, uint16_t port, unsigned width, uint32_t value)
 {
+        if (hang_armed && hang_in_restore)
+                for (;;)
+                        pause();
         if (port == corrupt.index_port) {
                 corrupt.last_index = (uint16_t)(width == 2 && port != 0x1CE ? value & 0xFF : value);
                 /* An index and data pair in one word write (outw 0x3D4, data << 8 | index). */
@@ -48,7 +55,7 @@ static int faults_open(const DisplayDevice *d, void *userdata, Hw **ret)
         r = hw_backend_pciaccess.open(d, hw_backend_pciaccess.userdata, &hw);
         if (r < 0)
                 return r;
-        if (corrupt.data_port) {
+        if (corrupt.data_port || hang_armed) {
                 real_ops = hw->ops;
                 corrupt_ops = *hw->ops;
                 corrupt_ops.io_write = corrupt_io_write;
@@ -62,6 +69,7 @@ static int faults_pass_begin(void *userdata, const char *what)
 {
         (void)userdata;
         corrupt.active = streq(what, "restore") || streq(what, "test-restore");
+        hang_in_restore = streq(what, "restore");
         return hw_backend_pciaccess.pass_begin ? hw_backend_pciaccess.pass_begin(hw_backend_pciaccess.userdata, what)
                                                : 0;
 }
@@ -70,6 +78,7 @@ static int faults_pass_end(void *userdata)
 {
         (void)userdata;
         corrupt.active = false;
+        hang_in_restore = false;
         return hw_backend_pciaccess.pass_end ? hw_backend_pciaccess.pass_end(hw_backend_pciaccess.userdata) : 0;
 }
 
@@ -108,6 +117,7 @@ int main(int argc, char *argv[])
                         spec);
                 return 2;
         }
+        hang_armed = getenv("UMSRESTORE_TEST_HANG") && streq(getenv("UMSRESTORE_TEST_HANG"), "1");
         backend = hw_backend_pciaccess;
         backend.name = "pciaccess-faults";
         backend.open = faults_open;
