@@ -14,7 +14,8 @@ way: the display stays off after wake.
 
   systest.py CASE --source-root DIR --build-root DIR --vgapeek BIN --workdir DIR
 
-Cases: daemon, daemon-cirrus, vesafb, cirrus-vesafb, delay, pm-suspend, sleep-hook, kms, control.
+Cases: daemon, daemon-cirrus, vesafb, cirrus-vesafb, delay, pm-suspend, sleep-hook, kms, control,
+killed-save, state-full.
 Exit: 0 pass, 1 fail, 77 skip (the guest image cannot be built here: the reason is
 printed; tools/check counts an unexpected skip as a failure).
 
@@ -656,7 +657,106 @@ def case_control(c):
                                               'drawn)' if d.pixels == 0 else ''))
 
 
+NO_SLEEP_HOOK = 'rm -f /lib/systemd/system-sleep/umsrestore /usr/lib/systemd/system-sleep/umsrestore'
+# Holds tty1 in VT_PROCESS mode and never acknowledges a release (VT_SETMODE 0x5602 with
+# struct vt_mode {mode 1, waitv 0, relsig SIGUSR1, acqsig SIGUSR2, frsig 0}): a switch away
+# from it stays pending, as under a stuck X server. Bounded: it exits after 120 s.
+VT_HOLDER = ("perl -e '$| = 1; open(my $t, \"+<\", \"/dev/tty1\") or die \"tty1: $!\"; $SIG{USR1} = sub {}; "
+             "$SIG{USR2} = sub {}; my $m = pack(\"CCsss\", 1, 0, 10, 12, 0); ioctl($t, 0x5602, $m) or die \"VT_SETMODE: $!\"; "
+             "print \"holding\\n\"; for (1..120) { sleep 1 }' </dev/null >/tmp/vt-holder.log 2>&1 & echo $!")
+
+
+def daemon_up(c):
+    """Waits for the daemon and its delay lock; returns its main pid."""
+    rc, out = c.run('systest wait-unit umsrestored.service 30')
+    c.require(rc == 0 and out.strip().endswith('active'), f'umsrestored.service is not active: {out}')
+    pid = int(c.unit().get('MainPID', '0') or 0)
+    c.require(c.wait_lock(20, pid), f'umsrestored (pid {pid}) holds no sleep delay lock: {c.inhibitors()}')
+    return pid
+
+
+def case_killed_save(c):
+    """The daemon SIGKILLed in the middle of its save before sleep (the console's VT switch is
+    made to wait by a process holding tty1, the kill comes once the save has recorded its undo
+    file). The sleep goes on (the lock went with the process); systemd restarts the daemon,
+    whose start rolls the unfinished save back (undo file used and removed, VT 1 active, no
+    unfinished files); the state of the earlier save is kept as SLOT.state.prev and is still
+    valid (--dump accepts it), but it is not restored: once a save has begun, the picture of
+    another time must not be written back. The systemd-sleep hook is removed so that only the
+    daemon acts."""
+    c.boot('std')
+    c.run(NO_SLEEP_HOOK, expect=0)
+    pid = daemon_up(c)
+    before, _ = c.picture()
+    c.run('umsrestored --no-console-switch --save-now', expect=0)
+    _, out = c.run(VT_HOLDER, expect=0)
+    holder = out.strip().splitlines()[-1]
+    time.sleep(1)
+    _, log = c.run('cat /tmp/vt-holder.log')
+    c.require('holding' in log, f'the VT holder did not take tty1: {log!r}')
+    killer = (f'(i=0; until [ -e /run/umsrestore/{SLOT}.undo ] || [ $i -ge 500 ]; do sleep 0.02; i=$((i+1)); done; '
+              f'ls /run/umsrestore; systemctl kill -s KILL umsrestored.service; kill {holder}) '
+              '>/tmp/killer.log 2>&1 &')
+    cursor = c.sleep(f'{killer} systemctl suspend', before)
+    c.after_logind_sleep(cursor)
+    _, klog = c.run('cat /tmp/killer.log')
+    V.log('killer: ' + ' | '.join(klog.strip().splitlines()))
+    c.check(f'{SLOT}.undo' in klog, f'the daemon was not caught in its save (no undo file seen): {klog!r}')
+    rc, out = c.run('systest wait-unit umsrestored.service 30')
+    u = c.unit()
+    c.check(rc == 0 and u.get('ActiveState') == 'active' and int(u.get('NRestarts', '0') or 0) >= 1 and
+            int(u.get('MainPID', '0') or 0) not in (0, pid), f'the daemon was not restarted after the kill: {u}')
+    c.wait_journal(cursor, DAEMON_MATCH, 'rolled back what an unfinished save', 20)
+    entries = c.journal(cursor, 'killed save')
+    own = [e.get('MESSAGE', '') for e in c.daemon_lines(entries)]
+    c.check(any(f'{SLOT}: rolled back what an unfinished save' in m for m in own),
+            f'the restarted daemon did not roll the unfinished save back: {own}')
+    logind = [e for e in entries if e.get('_SYSTEMD_UNIT') == 'systemd-logind.service']
+    c.check(any(LOGIND_FINISHED in e.get('MESSAGE', '') for e in logind), 'logind did not finish the sleep')
+    _, files = c.run('ls -a /run/umsrestore', expect=0)
+    names = files.split()
+    V.log('/run/umsrestore after: ' + ' '.join(names))
+    c.check(f'{SLOT}.undo' not in names and not any('.tmp-' in n for n in names),
+            f'the restart left the undo file or unfinished files: {names}')
+    c.check(f'{SLOT}.state' not in names and f'{SLOT}.state.prev' in names,
+            f'expected the earlier state kept as {SLOT}.state.prev and no {SLOT}.state: {names}')
+    rc, out = c.run(f'umsrestored --dump /run/umsrestore/{SLOT}.state.prev')
+    c.check(rc == 0 and SLOT in out, f'the earlier state is not valid any more (--dump exit {rc}):\n{out[-1500:]}')
+    _, active = c.run('cat /sys/class/tty/tty0/active', expect=0)
+    c.check(active.strip() == 'tty1', f'after the rollback the active VT is {active.strip()}, not tty1')
+
+
+def case_state_full(c):
+    """The state directory is full (a 64 KiB tmpfs on /run/umsrestore, the std VGA state needs
+    about 260 KiB): the daemon's save fails with a message naming the directory and the cause,
+    releases its lock at once, the sleep goes on without logind's timeout, nothing unfinished
+    is left, and after wake the daemon runs on and takes its lock again."""
+    c.boot('std')
+    c.run('systemctl stop umsrestored.service && mount -t tmpfs -o size=64k,mode=0700 umsrestore-full '
+          '/run/umsrestore && systemctl start umsrestored.service', expect=0)
+    pid = daemon_up(c)
+    before, _ = c.picture()
+    cursor = c.sleep('systemctl suspend', before)
+    c.after_logind_sleep(cursor)
+    c.wait_journal(cursor, DAEMON_MATCH, 'Saving display state failed|not restored', 20)
+    entries = c.journal(cursor, 'state full')
+    own = [e.get('MESSAGE', '') for e in c.daemon_lines(entries)]
+    c.check(any(re.search(r"cannot write the state file in '/run/umsrestore': No space left on device", m)
+                for m in own), f'the daemon did not say the state directory is full: {own}')
+    logind = [e for e in entries if e.get('_SYSTEMD_UNIT') == 'systemd-logind.service']
+    timeouts = [e['MESSAGE'] for e in logind if LOGIND_TIMEOUT.search(e.get('MESSAGE', ''))]
+    c.check(not timeouts, f"logind's delay ran out: the failed save kept the lock: {timeouts}")
+    _, files = c.run('ls -a /run/umsrestore', expect=0)
+    c.check(not any('.tmp-' in n for n in files.split()), f'an unfinished state file was left: {files.split()}')
+    u = c.unit()
+    c.check(u.get('ActiveState') == 'active' and int(u.get('MainPID', '0') or 0) == pid,
+            f'the daemon did not run on after the failed save: {u} (was pid {pid})')
+    c.check(c.wait_lock(15, pid), f'after wake the daemon holds no delay lock again: {c.inhibitors()}')
+
+
 CASES = {
+    'killed-save': case_killed_save,
+    'state-full': case_state_full,
     'daemon': case_daemon,
     'daemon-cirrus': case_daemon_cirrus,
     'vesafb': case_vesafb,
