@@ -152,28 +152,8 @@ static int status_collect(const ActionArgs *a, const CliSetup *s, StatusCollect 
         return 0;
 }
 
-int action_status(const ActionArgs *a)
-{
-        _cleanup_(cli_setup_done) CliSetup s = { 0 };
-        _cleanup_(status_collect_done) StatusCollect c = { 0 };
-        _cleanup_(buffer_done) Buffer out = { 0 };
-        int r;
-
-        r = cli_setup(a, RUNDIR_IF_THERE, &s);
-        if (r != 0)
-                return r;
-        r = status_collect(a, &s, &c);
-        if (r != 0)
-                return r;
-        if (a->json)
-                status_format_json(&c.info, &out);
-        else
-                status_format_text(&c.info, &out);
-        fputs(buffer_str(&out), stdout);
-        return UMS_EXIT_OK;
-}
-
-int action_report(const ActionArgs *a)
+/* --status, or with report --report: what status_collect() found, formatted. */
+static int status_or_report(const ActionArgs *a, bool report)
 {
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
         _cleanup_(status_collect_done) StatusCollect c = { 0 };
@@ -187,13 +167,26 @@ int action_report(const ActionArgs *a)
         r = status_collect(a, &s, &c);
         if (r != 0)
                 return r;
-        report_collect_system(s.engine.survey.root, &sys);
-        if (a->json)
-                report_format_json(&sys, &c.info, &out);
-        else
-                report_format_text(&sys, &c.info, &out);
+        if (report) {
+                report_collect_system(s.engine.survey.root, &sys);
+                r = a->json ? report_format_json(&sys, &c.info, &out) : report_format_text(&sys, &c.info, &out);
+        } else
+                r = a->json ? status_format_json(&c.info, &out) : status_format_text(&c.info, &out);
+        if (r < 0)
+                return log_error_errno(r, "Failed to format the %s: %s", report ? "report" : "status",
+                                       STRERROR(r)), UMS_EXIT_FAILURE;
         fputs(buffer_str(&out), stdout);
         return UMS_EXIT_OK;
+}
+
+int action_status(const ActionArgs *a)
+{
+        return status_or_report(a, false);
+}
+
+int action_report(const ActionArgs *a)
+{
+        return status_or_report(a, true);
 }
 
 static uint64_t manual_deadline_usec(const CliSetup *s)

@@ -94,6 +94,17 @@ static void report_first_line(Buffer *report, size_t offset, char *buf, size_t s
         buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* Appends m's section, its payload just saved into payload, to s. */
+static void add_section(StateFile *s, const MethodOps *m, const Buffer *payload)
+{
+        s->sections[s->n_sections++] = (StateSection){
+                .method_id = m->id,
+                .method_version = m->version,
+                .len = (uint32_t)payload->size,
+                .payload = payload->data,
+        };
+}
+
 static void state_fill_header(const EngineConfig *c, const DisplayDevice *d, StateFile *s)
 {
         struct utsname u;
@@ -164,13 +175,7 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
                                  STRERROR(r));
                         goto finish;
                 }
-                s.sections[s.n_sections] = (StateSection){
-                        .method_id = m->id,
-                        .method_version = m->version,
-                        .len = (uint32_t)payloads[s.n_sections].size,
-                        .payload = payloads[s.n_sections].data,
-                };
-                s.n_sections++;
+                add_section(&s, m, &payloads[s.n_sections]);
                 append_method_name(res, m->name);
                 if (m->modes)
                         covered |= m->modes(d);
@@ -542,13 +547,7 @@ static int test_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResu
                                  "nothing was written", m->name, STRERROR(r));
                         goto finish;
                 }
-                s.sections[s.n_sections] = (StateSection){
-                        .method_id = m->id,
-                        .method_version = m->version,
-                        .len = (uint32_t)payloads[s.n_sections].size,
-                        .payload = payloads[s.n_sections].data,
-                };
-                s.n_sections++;
+                add_section(&s, m, &payloads[s.n_sections]);
                 method_result(res, m)->save_usec = now_usec(CLOCK_MONOTONIC) - t0;
         }
 
