@@ -53,7 +53,12 @@ static char *strip(char *s)
 
 void conf_reader_init(ConfReader *r, const char *text)
 {
-        *r = (ConfReader){ .next = text };
+        *r = (ConfReader){ .next = text, .line_max = CONF_LINE_MAX };
+}
+
+void conf_reader_init_raw(ConfReader *r, const char *text)
+{
+        *r = (ConfReader){ .next = text, .line_max = CONF_RAW_LINE_MAX, .raw = true };
 }
 
 /* Copies the next line, without its newline and surrounding whitespace, into r->buf.
@@ -75,7 +80,7 @@ static int next_line(ConfReader *r)
         }
         while (len > 0 && isspace((unsigned char)p[len - 1]))
                 len--;
-        if (len > CONF_LINE_MAX)
+        if (len > r->line_max)
                 return -1;
         memcpy(r->buf, p, len);
         r->buf[len] = '\0';
@@ -99,7 +104,7 @@ static int section_line(char *line, ConfLine *ret, char **ret_error)
         return 1;
 }
 
-static int assignment_line(char *line, ConfLine *ret, char **ret_error)
+static int assignment_line(char *line, bool raw, ConfLine *ret, char **ret_error)
 {
         char *eq = strchr(line, '='), *value;
         size_t bad;
@@ -115,7 +120,7 @@ static int assignment_line(char *line, ConfLine *ret, char **ret_error)
          * than guessed at: no value has a use for them, and "vga ; pci-config" must not
          * quietly mean "vga". */
         bad = strcspn(value, "#;");
-        if (line[0] && value[bad])
+        if (!raw && line[0] && value[bad])
                 return reader_error(ret_error,
                                     "unexpected '%c' in the value of %s= (comments go on their own line)",
                                     value[bad], line);
@@ -132,13 +137,13 @@ int conf_reader_next(ConfReader *r, ConfLine *ret, char **ret_error)
                 int len = next_line(r);
 
                 if (len < 0)
-                        return reader_error(ret_error, "line is longer than %d characters", CONF_LINE_MAX);
+                        return reader_error(ret_error, "line is longer than %zu characters", r->line_max);
                 if (len == 0 || is_comment_char(r->buf[0]))
                         continue;
                 *ret = (ConfLine){ .number = r->number };
                 if (r->buf[0] == '[')
                         return section_line(r->buf, ret, ret_error);
-                return assignment_line(r->buf, ret, ret_error);
+                return assignment_line(r->buf, r->raw, ret, ret_error);
         }
         return 0;
 }
