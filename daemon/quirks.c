@@ -67,6 +67,33 @@ const char *quirk_op_to_string(QuirkOp op)
         return op >= 0 && op < _QUIRK_OP_MAX ? op_names[op] : NULL;
 }
 
+const char *quirk_acpi_flags_to_string(unsigned flags)
+{
+        return flags < ELEMENTSOF(acpi_flag_names) ? acpi_flag_names[flags] : NULL;
+}
+
+void quirk_section_format_attr(const QuirkSection *s, QuirkAttr a, char *buf, size_t size)
+{
+        const char *const *list = a == QUIRK_ADD_METHODS ? s->add_methods : s->remove_methods;
+        size_t n = a == QUIRK_ADD_METHODS ? s->n_add_methods : s->n_remove_methods, len = 0;
+
+        buf[0] = '\0';
+        if (a < 0 || a >= _QUIRK_ATTR_MAX || !s->attr_lines[a])
+                return;
+        switch (a) {
+        case QUIRK_ADD_METHODS:
+        case QUIRK_REMOVE_METHODS:
+                for (size_t i = 0; i < n && len < size; i++)
+                        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", list[i]);
+                return;
+        case QUIRK_ACPI_VIDEO_FLAGS:
+                snprintf(buf, size, "%s", quirk_acpi_flags_to_string((unsigned)s->values[a]));
+                return;
+        default:
+                snprintf(buf, size, "%s", s->values[a] ? "yes" : "no");
+        }
+}
+
 static int quirk_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);
 static int quirk_error(char **ret_error, const char *fmt, ...)
 {

@@ -105,6 +105,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(QuirkDb *, quirk_db_free);
 const char *quirk_attr_to_string(QuirkAttr a); /* the key: "VBEPost" */
 const char *quirk_op_to_string(QuirkOp op);    /* "regex", "regex-icase", ... */
 
+/* "none", "s3_bios", "s3_mode", "both" for ACPIVideoFlags= values 0..3, else NULL. */
+const char *quirk_acpi_flags_to_string(unsigned flags);
+
+/* The value of attribute a of s as a file would spell it ("yes", "both", "intel vga"); "" when
+ * s does not set it. */
+void quirk_section_format_attr(const QuirkSection *s, QuirkAttr a, char *buf, size_t size);
+
 /* Parses text (name for messages) and appends its sections to db. On failure returns
  * -EINVAL (or -ENOMEM), sets *ret_error to a malloc'ed "NAME:LINE: message" and leaves db
  * as it was. */

@@ -16,6 +16,7 @@ typedef enum Action {
         ACTION_STATUS,
         ACTION_DUMP,
         ACTION_CHECK_CONFIG,
+        ACTION_QUIRKS,
         ACTION_HELP,
         ACTION_VERSION,
 } Action;
@@ -26,6 +27,7 @@ static const char *arg_device = NULL;
 static const char *arg_dump_file = NULL;
 static const char *arg_config = NULL;
 static const char *arg_root = NULL;
+static const char *arg_quirks_dir = NULL;
 static bool arg_json = false;
 static bool arg_no_console_switch = false;
 static bool arg_log_level_set = false;
@@ -44,15 +46,19 @@ static void help(void)
                "                         (use this over ssh after a resume left a black screen)\n"
                "     --status            Show display devices, verdicts and last results\n"
                "     --dump FILE         Print a saved state file for a person\n"
-               "     --check-config      Validate the configuration and print it\n"
+               "     --check-config      Validate the configuration and the quirk files, print it\n"
+               "     --quirks            Show which quirk sections match this machine, why, and\n"
+               "                         the resulting plan per device\n"
                "  -h --help              Show this help and exit\n"
                "     --version           Show the version and exit\n"
                "\n"
                "Options:\n"
                "  -d --device SLOT       Only act on this PCI device (e.g. 0000:00:02.0)\n"
-               "     --json              Machine-readable output for --status and --dump\n"
+               "     --json              Machine-readable output for --status, --quirks, --dump\n"
                "  -c --config FILE       Read this configuration file instead of the default\n"
                "                         search path\n"
+               "     --quirks-dir DIR    Read the shipped quirk files from DIR (default:\n"
+               "                         " UMSRESTORE_QUIRKSDIR ")\n"
                "     --no-console-switch Do not move to a spare VT around sleep (console method)\n"
                "     --log-level LEVEL   debug, info, notice, warning, err (default: info)\n"
                "     --root DIR          Read /sys and /proc below DIR and keep state in\n"
@@ -87,6 +93,8 @@ static int parse_argv(int argc, char *argv[])
                 ARG_LOG_LEVEL,
                 ARG_ROOT,
                 ARG_NO_CONSOLE_SWITCH,
+                ARG_QUIRKS,
+                ARG_QUIRKS_DIR,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -96,6 +104,8 @@ static int parse_argv(int argc, char *argv[])
                 { "status", no_argument, NULL, ARG_STATUS },
                 { "dump", required_argument, NULL, ARG_DUMP },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "quirks", no_argument, NULL, ARG_QUIRKS },
+                { "quirks-dir", required_argument, NULL, ARG_QUIRKS_DIR },
                 { "device", required_argument, NULL, 'd' },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "config", required_argument, NULL, 'c' },
@@ -130,6 +140,13 @@ static int parse_argv(int argc, char *argv[])
                         break;
                 case ARG_CHECK_CONFIG:
                         r = set_action(ACTION_CHECK_CONFIG, "--check-config");
+                        break;
+                case ARG_QUIRKS:
+                        r = set_action(ACTION_QUIRKS, "--quirks");
+                        break;
+                case ARG_QUIRKS_DIR:
+                        arg_quirks_dir = optarg;
+                        r = 0;
                         break;
                 case 'd':
                         arg_device = optarg;
@@ -174,8 +191,8 @@ static int parse_argv(int argc, char *argv[])
         if (optind < argc)
                 return log_error_errno(-EINVAL, "Unexpected argument '%s'. See --help.", argv[optind]);
 
-        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP)
-                return log_error_errno(-EINVAL, "--json only applies to --status and --dump.");
+        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP && arg_action != ACTION_QUIRKS)
+                return log_error_errno(-EINVAL, "--json only applies to --status, --quirks and --dump.");
 
         if (arg_config && arg_action == ACTION_DUMP)
                 return log_error_errno(-EINVAL, "--config does not apply to --dump.");
@@ -201,6 +218,7 @@ int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
                 .dump_file = arg_dump_file,
                 .config_file = arg_config,
                 .root = arg_root,
+                .quirks_dir = arg_quirks_dir,
                 .json = arg_json,
                 .no_console_switch = arg_no_console_switch,
                 .log_level_set = arg_log_level_set,
@@ -224,6 +242,8 @@ int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
                 return action_dump(&a);
         case ACTION_CHECK_CONFIG:
                 return action_check_config(&a);
+        case ACTION_QUIRKS:
+                return action_quirks(&a);
         case ACTION_DAEMON:
         default:
                 return action_daemon(&a);
