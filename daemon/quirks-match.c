@@ -162,11 +162,17 @@ void quirk_resolve(const QuirkDb *db, const DmiInfo *dmi, const DisplayDevice *d
                         ret->n_hits_dropped++;
                 if (s->attr_lines[QUIRK_RESUMES_UNAIDED] && s->values[QUIRK_RESUMES_UNAIDED] > 0)
                         ret->unaided_by = s;
-                for (QuirkAttr a = 0; a < _QUIRK_ATTR_MAX; a++)
-                        if (s->attr_lines[a] && a != QUIRK_ADD_METHODS && a != QUIRK_REMOVE_METHODS) {
+                for (QuirkAttr a = 0; a < _QUIRK_ATTR_MAX; a++) {
+                        if (!s->attr_lines[a] || a == QUIRK_ADD_METHODS || a == QUIRK_REMOVE_METHODS)
+                                continue;
+                        /* The kernel's flags add up, as pm-utils' --quirk-s3-bios and
+                         * --quirk-s3-mode of two entries did; "none" clears them. */
+                        if (a == QUIRK_ACPI_VIDEO_FLAGS && s->values[a] != 0 && ret->values[a] > 0)
+                                ret->values[a] |= s->values[a];
+                        else
                                 ret->values[a] = s->values[a];
-                                ret->from[a] = s;
-                        }
+                        ret->from[a] = s;
+                }
                 for (size_t j = 0; j < s->n_add_methods; j++)
                         method_list_move(s->add_methods[j], ret->add_methods, &ret->n_add_methods,
                                          ret->remove_methods, &ret->n_remove_methods);

@@ -43,7 +43,8 @@ bool quirk_section_names_device(const QuirkSection *s);
 bool quirk_section_applies(const QuirkSection *s, const DmiInfo *dmi, const DisplayDevice *d, bool primary);
 
 /* Every section of db that applies to d, merged in load order: a later section's value wins,
- * AddMethods= and RemoveMethods= accumulate (the later of the two wins for one method). */
+ * but ACPIVideoFlags= s3_bios and s3_mode add up (none clears); AddMethods= and RemoveMethods=
+ * accumulate (the later of the two wins for one method). */
 void quirk_resolve(const QuirkDb *db, const DmiInfo *dmi, const DisplayDevice *d, bool primary, QuirkResult *ret);
 
 /* The method a set attribute asks for by name ("vbe" for VBEPost=yes, ...), or NULL. */

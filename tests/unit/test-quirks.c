@@ -229,6 +229,7 @@ static void test_resolve(void **state)
         assert_int_equal(q.values[QUIRK_DPMS_ON], 1);
         assert_int_equal(q.values[QUIRK_CONSOLE_SWITCH], -1);
         assert_int_equal(q.values[QUIRK_ACPI_VIDEO_FLAGS], QUIRK_ACPI_S3_MODE);
+
         assert_int_equal(q.n_add_methods, 0); /* vga added, then removed */
         assert_int_equal(q.n_remove_methods, 2);
         assert_null(q.unaided_by);
@@ -236,6 +237,18 @@ static void test_resolve(void **state)
         assert_string_equal(subject, "U-100");
         quirk_match_subject(&q.hits[1]->matches[0], &dmi, &d, subject, sizeof(subject));
         assert_string_equal(subject, "8086:27ae:1462:0110");
+
+        /* s3_bios and s3_mode of two sections add up; a later none clears them */
+        quirk_db_free(TAKE_PTR(db));
+        db = parse_ok("[A]\nMatchProductName=regex U-100\nACPIVideoFlags=s3_bios\n"
+                      "[B]\nMatchSysVendor=regex MICRO\nACPIVideoFlags=s3_mode\n");
+        quirk_resolve(db, &dmi, &d, true, &q);
+        assert_int_equal(q.values[QUIRK_ACPI_VIDEO_FLAGS], QUIRK_ACPI_S3_BIOS | QUIRK_ACPI_S3_MODE);
+        quirk_db_free(TAKE_PTR(db));
+        db = parse_ok("[A]\nMatchProductName=regex U-100\nACPIVideoFlags=both\n"
+                      "[B]\nMatchSysVendor=regex MICRO\nACPIVideoFlags=none\n");
+        quirk_resolve(db, &dmi, &d, true, &q);
+        assert_int_equal(q.values[QUIRK_ACPI_VIDEO_FLAGS], 0);
 
         /* VBEState= needs the vbe method, RadeonLight= the radeon method: named, built or not. */
         quirk_db_free(TAKE_PTR(db));
