@@ -56,6 +56,9 @@ typedef struct DisplayDevice {
                 bool vbe_post;  /* VBEPost=: the vbe method may POST the video BIOS on restore */
                 bool vbe_named; /* the vbe method was asked for by name (Methods=), so it runs
                                  * whatever mode the device is in */
+                bool uefi_boot; /* the machine booted through UEFI (/sys/firmware/efi): the
+                                 * shadow at 0xC0000 holds no video BIOS unless a
+                                 * compatibility module put one there */
                 /* From the quirk database only (quirks-match.h); all off on a machine no quirk
                  * names. */
                 bool vbe_mode;        /* VBEMode=: save the VBE mode, set it back on restore */

@@ -253,19 +253,36 @@ const char *engine_load_error_to_string(int r)
         }
 }
 
+/* One attempt at writing a state back (see write_back()). */
+typedef struct Attempt {
+        uint32_t skip;   /* sections (bit i = s->sections[i]) left out of this attempt */
+        bool stop_early; /* stop after the first section whose verify fails (a fallback follows) */
+        bool post;       /* the BIOS method may POST (DeviceSettings.vbe_post) */
+        uint32_t failed; /* out: sections whose verify found differences */
+        int failed_first; /* out: the first of them (in restore order), or -1 */
+} Attempt;
+
 /* Writes the sections of s back, newest first, verifying each right after its restore (a
  * later method, the console switch back, lets the kernel redraw, which legitimately
  * changes registers such as the cursor). Stops at the first failure: a later method must
  * not run on hardware that did not come back. */
-static int write_back(Hw *hw, const DisplayDevice *d, const StateFile *s, DeviceResult *res, Buffer *report)
+static int write_back_attempt(Hw *hw, const DisplayDevice *dev, const StateFile *s, Attempt *a, DeviceResult *res,
+                              Buffer *report)
 {
+        DisplayDevice d = *dev;
+
+        d.settings.vbe_post = a->post;
+        a->failed = 0;
+        a->failed_first = -1;
         for (size_t i = s->n_sections; i-- > 0;) {
                 const StateSection *sec = &s->sections[i];
                 const MethodOps *m = method_by_id(sec->method_id);
                 int r;
 
+                if (a->skip & (1u << i))
+                        continue;
                 hw_clear_failure(hw);
-                r = m->restore(hw, d, sec->payload, sec->len);
+                r = m->restore(hw, &d, sec->payload, sec->len);
                 if (r < 0) {
                         snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s%s%s", m->name,
                                  hw->failure, hw->failure[0] ? ": " : "", STRERROR(r));
@@ -274,11 +291,89 @@ static int write_back(Hw *hw, const DisplayDevice *d, const StateFile *s, Device
                 append_method_name(res, m->name);
                 res->n_sections++;
                 if (m->verify) {
-                        int v = m->verify(hw, d, sec->payload, sec->len, report);
-                        if (v > 0)
+                        int v = m->verify(hw, &d, sec->payload, sec->len, report);
+                        if (v > 0) {
                                 res->mismatches += (unsigned)v;
+                                a->failed |= 1u << i;
+                                if (a->failed_first < 0)
+                                        a->failed_first = (int)i;
+                                if (a->stop_early)
+                                        return 0;
+                        }
                 }
         }
+        return 0;
+}
+
+static int write_back(Hw *hw, const DisplayDevice *d, const StateFile *s, DeviceResult *res, Buffer *report)
+{
+        Attempt a = { .post = d->settings.vbe_post };
+        return write_back_attempt(hw, d, s, &a, res, report);
+}
+
+/* The fallback plan of a restore: a video BIOS section (an on-demand method, vbe) saved beside
+ * a native method that brings back the same kind of mode (mode: the console's, METHOD_MODE_*)
+ * is held back. Returns the BIOS section's bit and sets *ret_native to the native ones', or
+ * 0 when there is nothing to fall back on. */
+static uint32_t fallback_sections(const StateFile *s, const DisplayDevice *d, unsigned mode, uint32_t *ret_native)
+{
+        uint32_t bios = 0, native = 0;
+
+        for (size_t i = 0; i < s->n_sections; i++) {
+                const MethodOps *m = method_by_id(s->sections[i].method_id);
+
+                if (m->on_demand)
+                        bios |= 1u << i;
+                else if (mode && m->modes && (m->modes(d) & mode))
+                        native |= 1u << i;
+        }
+        *ret_native = native;
+        return native ? bios : 0;
+}
+
+/* Restores s on an open device along the plan: the native methods first; if one of those
+ * that bring the mode back fails verification, again with the video BIOS method in its place;
+ * if that fails too and the configuration allows a POST, once more with a POST. Every step
+ * stays within the pass's deadline; the message says which step brought the display back. */
+static int write_back_with_fallback(Hw *hw, const DisplayDevice *d, unsigned mode, const StateFile *s,
+                                    DeviceResult *res, Buffer *report)
+{
+        uint32_t native, bios = fallback_sections(s, d, mode, &native);
+        Attempt a = { .skip = bios, .stop_early = true };
+        char failed_name[32], first_report[200];
+        int r;
+
+        if (!bios)
+                return write_back(hw, d, s, res, report);
+
+        r = write_back_attempt(hw, d, s, &a, res, report);
+        if (r < 0 || !(a.failed & native))
+                return r; /* (a failure elsewhere is reported as it is: the BIOS would not help) */
+
+        snprintf(failed_name, sizeof(failed_name), "%s",
+                 method_by_id(s->sections[a.failed_first].method_id)->name);
+        snprintf(first_report, sizeof(first_report), "%s", buffer_str(report));
+        first_report[strcspn(first_report, "\n")] = '\0';
+        for (int step = 0; step < 2; step++) {
+                if (step == 1 && !d->settings.vbe_post)
+                        break;
+                buffer_done(report);
+                res->mismatches = 0;
+                res->n_sections = 0;
+                res->methods[0] = '\0';
+                a = (Attempt){ .skip = native & a.failed, .post = step == 1, .stop_early = step == 0 && d->settings.vbe_post };
+                r = write_back_attempt(hw, d, s, &a, res, report);
+                if (r < 0)
+                        return r;
+                if (a.failed == 0) {
+                        snprintf(res->fallback, sizeof(res->fallback), "restored by %s%s after %s failed verification (%s)",
+                                 method_by_id(s->sections[__builtin_ctz(bios)].method_id)->name,
+                                 step == 1 ? " with a POST" : "", failed_name, first_report);
+                        return 0;
+                }
+        }
+        snprintf(res->fallback, sizeof(res->fallback), "%s failed verification (%s); the video BIOS did not bring the display back either",
+                 failed_name, first_report);
         return 0;
 }
 
@@ -293,6 +388,15 @@ static int open_and_write_back(const EngineConfig *c, const DisplayDevice *d, co
         if (r < 0)
                 return r;
         return write_back(hw, d, s, res, report);
+}
+
+/* Appends what the fallback did (if anything) to the message, after sep. */
+static void append_fallback(DeviceResult *res, const char *sep)
+{
+        size_t n = strlen(res->message);
+
+        if (res->fallback[0] && n < sizeof(res->message))
+                snprintf(res->message + n, sizeof(res->message) - n, "%s%s", sep, res->fallback);
 }
 
 static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResult *res)
@@ -316,9 +420,16 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
                 }
                 return r;
         }
-        r = open_and_write_back(c, d, s, res, &report);
-        if (r < 0)
-                return r;
+        {
+                _cleanup_(hw_freep) Hw *hw = NULL;
+
+                r = open_device(c, d, res, &hw);
+                if (r < 0)
+                        return r;
+                r = write_back_with_fallback(hw, d, sd->mode, s, res, &report);
+                if (r < 0)
+                        return r;
+        }
         if (res->mismatches > 0) {
                 /* One line for the log: the report's lines joined with ';'. */
                 char t[201];
@@ -334,10 +445,12 @@ static int restore_device(const EngineConfig *c, const SurveyDevice *sd, DeviceR
                          "differ on read-back: %.200s",
                          res->n_sections, res->n_sections == 1 ? "" : "s", res->methods, res->mismatches,
                          res->mismatches == 1 ? "" : "s", t);
+                append_fallback(res, "; ");
                 return -EIO;
         }
         snprintf(res->message, sizeof(res->message), "restored and verified %u method%s (%s)", res->n_sections,
                  res->n_sections == 1 ? "" : "s", res->methods[0] ? res->methods : "none");
+        append_fallback(res, ": ");
         return 0;
 }
 

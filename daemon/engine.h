@@ -35,6 +35,7 @@ typedef struct DeviceResult {
         unsigned mismatches;    /* verify after restore */
         char methods[128];      /* "vga, pci-config" */
         char warning[320];      /* save: the mode it runs that no saved method brings back, or "" */
+        char fallback[320];     /* restore: which fallback step brought the display back, or "" */
 } DeviceResult;
 
 typedef struct EngineResult {

@@ -3,6 +3,7 @@
  * (every list an array; "version" bumps when a field changes meaning). */
 #include <time.h>
 
+#include "methods/vbe-emu.h"
 #include "status.h"
 
 #define STATUS_JSON_VERSION 2
@@ -71,6 +72,9 @@ int status_format_text(const StatusInfo *s, Buffer *out)
         }
         if (s->console && s->console[0])
                 buffer_printf(out, "Console: %s\n", s->console);
+        buffer_printf(out, "Video BIOS method (vbe): %s\n",
+                      vbe_emu_available() ? "available (libx86emu)"
+                                          : "unavailable (built without libx86emu, or not an x86 machine)");
         if (s->blocker)
                 buffer_printf(out, "Cannot save or restore on this machine: %s.\n", s->blocker);
         return 0;
@@ -167,7 +171,8 @@ int status_format_json(const StatusInfo *s, Buffer *out)
         json_string_or_null(out, s->console);
         buffer_printf(out, ",\"blocker\":");
         json_string_or_null(out, s->blocker);
-        buffer_printf(out, ",\"daemon_running\":%s,\"devices\":[", s->daemon_running ? "true" : "false");
+        buffer_printf(out, ",\"daemon_running\":%s,\"vbe_available\":%s,\"devices\":[",
+                      s->daemon_running ? "true" : "false", vbe_emu_available() ? "true" : "false");
 
         for (size_t i = 0; i < s->n_devices; i++) {
                 const StatusDevice *sdev = &s->devices[i];

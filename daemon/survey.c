@@ -2,6 +2,7 @@
 /* Owns the survey of the machine: each PCI display device with its verdict, whether the
  * configuration allows it, and its plan. The one loop every caller uses. */
 #include "survey.h"
+#include "sysfs.h"
 
 Survey *survey_free(Survey *s)
 {
@@ -41,6 +42,7 @@ void survey_device_settings(const SurveyConfig *c, const QuirkResult *q, Display
 
         d->settings = (struct DeviceSettings){
                 .vbe_post = quirk_on(q, QUIRK_VBE_POST),
+                .uefi_boot = sysfs_exists(c->root, "/sys/firmware/efi"),
                 .vbe_mode = quirk_on(q, QUIRK_VBE_MODE),
                 .vbe_state = quirk_on(q, QUIRK_VBE_STATE),
                 .dpms_on = quirk_on(q, QUIRK_DPMS_ON),
@@ -86,38 +88,62 @@ static bool console_wanted(const SurveyConfig *c, const QuirkResult *q)
         return !c->config || c->config->console_switch;
 }
 
-size_t survey_plan(const SurveyConfig *c, const QuirkResult *q, const DisplayDevice *d,
+/* Whether the quirks q ask for m by name (AddMethods=, or an attribute that needs it); only
+ * without a configured Methods= list, which has the last word. */
+static bool quirk_named(const QuirkResult *q, const MethodOps *m, size_t n_selected)
+{
+        return n_selected == 0 && q && name_listed(m->name, q->add_methods, q->n_add_methods);
+}
+
+/* Whether m is one of the methods the configuration (or, without Methods=, the default plan
+ * with the quirks' additions and removals) wants for d, leaving aside on-demand methods in a
+ * default plan. */
+static bool plan_wants(const SurveyConfig *c, const QuirkResult *q, const DisplayDevice *d, const MethodOps *m,
+                       const char *const *selected, size_t n_selected)
+{
+        bool wanted = n_selected == 0;
+
+        for (size_t j = 0; j < n_selected && !wanted; j++)
+                wanted = streq(selected[j], m->name);
+        if (n_selected == 0 && q && name_listed(m->name, q->remove_methods, q->n_remove_methods))
+                wanted = false;
+        wanted = wanted || quirk_named(q, m, n_selected);
+        if (!wanted || (!console_wanted(c, q) && streq(m->name, "console")))
+                return false;
+        /* A function of another's display engine: only what belongs to the function. */
+        if (d->engine_slot[0] && !m->function_local)
+                return false;
+        /* A method the quirks ask for runs where it applies, like one named in Methods=. */
+        return !m->applies || m->applies(d);
+}
+
+size_t survey_plan(const SurveyConfig *c, const QuirkResult *q, const DisplayDevice *d, unsigned mode,
                    const MethodOps *ret[static PLAN_MAX])
 {
         const char *selected[PLAN_MAX];
         size_t n = 0, n_selected = 0;
-        bool console = console_wanted(c, q);
+        unsigned covered = 0;
 
         if (!verdict_is_managed(d->verdict) || !survey_device_allowed(c, d))
                 return 0;
         if (c->config)
                 n_selected = config_device_methods(c->config, d, selected, PLAN_MAX);
 
+        /* What the plan brings back without the on-demand methods. */
+        for (size_t i = 0; i < method_table_size; i++) {
+                const MethodOps *m = method_table[i];
+
+                if (m && m->modes && (!m->on_demand || n_selected > 0 || quirk_named(q, m, n_selected)) &&
+                    plan_wants(c, q, d, m, selected, n_selected))
+                        covered |= m->modes(d);
+        }
         for (size_t i = 0; i < method_table_size && n < PLAN_MAX; i++) {
                 const MethodOps *m = method_table[i];
-                bool wanted = n_selected == 0, added = false;
 
-                if (!m)
+                if (!m || !plan_wants(c, q, d, m, selected, n_selected))
                         continue;
-                for (size_t j = 0; j < n_selected && !wanted; j++)
-                        wanted = streq(selected[j], m->name);
-                if (n_selected == 0 && q) {
-                        added = name_listed(m->name, q->add_methods, q->n_add_methods);
-                        if (name_listed(m->name, q->remove_methods, q->n_remove_methods))
-                                wanted = false;
-                }
-                if (!(wanted || added) || (!console && streq(m->name, "console")))
-                        continue;
-                /* A function of another's display engine: only what belongs to the function. */
-                if (d->engine_slot[0] && !m->function_local)
-                        continue;
-                /* A method the quirks ask for runs where it applies, like one named in Methods=. */
-                if (m->applies && !m->applies(d))
+                if (m->on_demand && n_selected == 0 && !quirk_named(q, m, n_selected) &&
+                    !(mode && !(covered & mode) && m->modes && (m->modes(d) & mode)))
                         continue;
                 ret[n++] = m;
         }
@@ -282,13 +308,13 @@ int survey_run(const SurveyConfig *c, Survey **ret)
                 else {
                         survey_device_settings(c, &sd->quirks, &sd->device);
                         sd->role = SURVEY_MANAGED;
-                        sd->n_plan = survey_plan(c, &sd->quirks, &sd->device, sd->plan);
+                        sd->n_plan = survey_plan(c, &sd->quirks, &sd->device, sd->mode, sd->plan);
                         s->n_managed++;
                         if (sd->primary && sd->device.settings.acpi_video_flags) {
                                 s->acpi_video_flags = sd->device.settings.acpi_video_flags;
                                 s->acpi_from = sd->quirks.from[QUIRK_ACPI_VIDEO_FLAGS];
                         }
-                        if (sd->mode && !(plan_modes(d, sd->plan, sd->n_plan) & sd->mode)) {
+                        if (sd->mode && !(plan_modes(&sd->device, sd->plan, sd->n_plan) & sd->mode)) {
                                 sd->mode_unrestored = true;
                                 survey_mode_note(sd, s->console, sd->mode_note, sizeof(sd->mode_note));
                         }

@@ -73,14 +73,16 @@ int survey_run(const SurveyConfig *c, Survey **ret);
 bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d);
 
 /* Fills d->settings: all off, then what the quirks q set (q may be NULL), then what the
- * configuration sets (it wins). */
+ * configuration sets (it wins), and the machine's (UEFI). */
 void survey_device_settings(const SurveyConfig *c, const QuirkResult *q, DisplayDevice *d);
 
 /* The methods that will run for d, in save order (the method table's order). A configured
  * Methods= list selects from the table; without one, the methods that apply by default, with
  * the quirks' AddMethods= (and the methods their attributes need) added and RemoveMethods=
- * taken out (q may be NULL). Returns the count; 0 for a device not managed. */
-size_t survey_plan(const SurveyConfig *c, const QuirkResult *q, const DisplayDevice *d,
+ * taken out (q may be NULL); an on-demand method joins a default plan when a quirk names it,
+ * or for a mode, METHOD_MODE_*, that nothing else in it brings back. Returns the count; 0 for
+ * a device not managed. */
+size_t survey_plan(const SurveyConfig *c, const QuirkResult *q, const DisplayDevice *d, unsigned mode,
                    const MethodOps *ret[static PLAN_MAX]);
 
 /* The method table's names (for quirk_db_load()). */

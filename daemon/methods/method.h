@@ -23,6 +23,11 @@ typedef struct MethodOps {
          * also runs on a function that is part of another function's display engine
          * (DisplayDevice.engine_slot); every other method runs only on the engine's own. */
         bool function_local;
+        /* Not in a default plan (no Methods=) unless the device's console runs a mode
+         * (METHOD_MODE_*) that no other planned method brings back and this one's modes()
+         * does: the video BIOS is called only where the screen would stay dark without it,
+         * or where the configuration names the method. */
+        bool on_demand;
         /* > 0 applies to this device, 0 does not, < 0 error. May read, never writes. */
         int (*probe)(Hw *hw, const DisplayDevice *d);
         /* Appends the payload to out. Changes nothing on the machine. */

@@ -8,6 +8,8 @@
 #include "methods/intel.h"
 #include "methods/method.h"
 #include "methods/pci-config.h"
+#include "methods/radeon.h"
+#include "methods/vbe.h"
 #include "methods/vga.h"
 #include "suggest.h"
 
@@ -24,9 +26,18 @@
  *     rewrites VGA registers of its own (QEMU's vbe_update_vgaregs(): graphics mode, CRTC
  *     offset, display end, line compare...): vga then writes the values saved in that mode
  *     over them, so both read back as saved. Saved disabled, it disables a mode a firmware
- *     may have set on wake, so that the vga method's text mode is what shows. The video BIOS
- *     method (vbe) goes after bochs in this table, so that on restore the BIOS sets its mode
- *     first and the native registers are written over it;
+ *     may have set on wake, so that the vga method's text mode is what shows;
+ *   - vbe before bochs (after intel, which it does not apply with unless named): the video
+ *     BIOS sets the saved VESA mode and puts back its saved state (after a POST, where one is
+ *     allowed), then the native methods write their registers over what the BIOS set. It
+ *     joins a default plan only for a console mode nothing native brings back (vesafb on
+ *     a chip without a native method);
+ *   - radeon after vbe (it applies only to pre-AVIVO ATI chips, never with intel or bochs):
+ *     the CRTC enable and sync bits, the DAC's power and the LVDS panel's PLL, power and
+ *     backlight. The video BIOS (where planned) sets the mode first and may switch outputs
+ *     as it likes; radeon then writes the saved power state over it, panel light last, and
+ *     comes before vga because the VGA registers are only seen through a running CRTC and a
+ *     powered DAC or panel;
  *   - vga next: registers, palette and planes (saved after the console switch below, so
  *     they hold the spare VT's text console, the state the kernel expects to find);
  *   - dpms then makes sure the screen is on, whatever vga wrote or the BIOS left;
@@ -46,6 +57,8 @@ const MethodOps *const method_table[] = {
         &method_dpms,
         &method_vga,
         &method_bochs,
+        &method_radeon,
+        &method_vbe,
         &method_intel,
         &method_pci_config,
 };

@@ -38,7 +38,7 @@ enum {
         MSG_FAIL,      /* index (UINT32_MAX: the set-up), errno, then the text */
         MSG_SYNC,      /* the backend's child_export blob */
         MSG_MEMORY,    /* HW_FIRMWARE_END bytes */
-        MSG_STATS,     /* VbeEmuStats */
+        MSG_STATS,     /* VbeEmuStats; error = 1: a MSG_FAIL follows */
 };
 
 typedef struct MsgHeader {
@@ -412,6 +412,19 @@ static void set_carry(x86emu_t *emu, bool on)
                 emu->x86.R_EFLG &= ~(uint32_t)FB_CF;
 }
 
+/* The answer to a PCI BIOS "find" call: the device itself (the only one the BIOS may see),
+ * or "device not found". */
+static void pci_bios_found(x86emu_t *emu, const DisplayDevice *d, uint8_t devfn, bool match)
+{
+        if (match) {
+                emu->x86.R_BH = d->bus;
+                emu->x86.R_BL = devfn;
+                emu->x86.R_AH = 0;
+        } else
+                emu->x86.R_AH = 0x86;
+        set_carry(emu, !match);
+}
+
 /* INT 1Ah AH=B1h, the PCI BIOS, for the device's own function (as the ports do). */
 static void pci_bios(Session *s)
 {
@@ -434,26 +447,11 @@ static void pci_bios(Session *s)
                 set_carry(emu, false);
                 return;
         case 0x02: /* find device CX, vendor DX, index SI */
-                if (emu->x86.R_CX == d->device_id && emu->x86.R_DX == d->vendor_id && emu->x86.R_SI == 0) {
-                        emu->x86.R_BH = d->bus;
-                        emu->x86.R_BL = devfn;
-                        emu->x86.R_AH = 0;
-                        set_carry(emu, false);
-                } else {
-                        emu->x86.R_AH = 0x86;
-                        set_carry(emu, true);
-                }
+                pci_bios_found(emu, d, devfn,
+                               emu->x86.R_CX == d->device_id && emu->x86.R_DX == d->vendor_id && emu->x86.R_SI == 0);
                 return;
         case 0x03: /* find class ECX, index SI */
-                if ((emu->x86.R_ECX & 0xFFFFFFu) == d->class_code && emu->x86.R_SI == 0) {
-                        emu->x86.R_BH = d->bus;
-                        emu->x86.R_BL = devfn;
-                        emu->x86.R_AH = 0;
-                        set_carry(emu, false);
-                } else {
-                        emu->x86.R_AH = 0x86;
-                        set_carry(emu, true);
-                }
+                pci_bios_found(emu, d, devfn, (emu->x86.R_ECX & 0xFFFFFFu) == d->class_code && emu->x86.R_SI == 0);
                 return;
         case 0x08: width = 1; break;
         case 0x09: width = 2; break;
@@ -739,6 +737,7 @@ _noreturn_ static void child_main(int fd, Hw *hw, const DisplayDevice *d, const 
                 if (send_sync(fd, hw) < 0)
                         _exit(1);
                 if (r < 0) {
+                        (void)send_msg(fd, MSG_STATS, 0, 1, &s.stats, sizeof(s.stats), NULL, 0);
                         (void)send_msg(fd, MSG_FAIL, (uint32_t)i, r, s.fault_text, strlen(s.fault_text), NULL, 0);
                         _exit(1);
                 }
@@ -751,6 +750,14 @@ _noreturn_ static void child_main(int fd, Hw *hw, const DisplayDevice *d, const 
                 if (send_msg(fd, MSG_END, (uint32_t)i, 0, &end, sizeof(end), out,
                              MIN(calls[i].buf_out_len, VBE_EMU_BUF_SIZE)) < 0)
                         _exit(1);
+                if (calls[i].expect_ax && (res.out.eax & 0xFFFF) != calls[i].expect_ax) {
+                        char text[FAIL_TEXT_MAX];
+                        int k = snprintf(text, sizeof(text), "returned AX=%04X, not %04X", res.out.eax & 0xFFFF,
+                                         calls[i].expect_ax);
+                        (void)send_msg(fd, MSG_STATS, 0, 1, &s.stats, sizeof(s.stats), NULL, 0);
+                        (void)send_msg(fd, MSG_FAIL, (uint32_t)i, -EPROTO, text, (size_t)MAX(k, 0), NULL, 0);
+                        _exit(1);
+                }
         }
 
         if (opts && opts->ret_memory) {
@@ -806,9 +813,9 @@ static int read_by(int fd, void *p, size_t n, uint64_t deadline)
 static void describe_call(const VbeEmuCall *c, char *buf, size_t size)
 {
         if (c->kind == VBE_EMU_POST)
-                snprintf(buf, size, "POST (C000:0003, AX=%04x DX=%04x)", c->in.eax & 0xFFFF, c->in.edx & 0xFFFF);
+                snprintf(buf, size, "POST (C000:0003, AX=%04X DX=%04X)", c->in.eax & 0xFFFF, c->in.edx & 0xFFFF);
         else
-                snprintf(buf, size, "INT 10h AX=%04x BX=%04x CX=%04x DX=%04x", c->in.eax & 0xFFFF, c->in.ebx & 0xFFFF,
+                snprintf(buf, size, "INT 10h AX=%04X BX=%04X CX=%04X DX=%04X", c->in.eax & 0xFFFF, c->in.ebx & 0xFFFF,
                          c->in.ecx & 0xFFFF, c->in.edx & 0xFFFF);
 }
 
@@ -921,7 +928,8 @@ int vbe_emu_run(Hw *hw, const DisplayDevice *d, const VbeEmuCall *calls, size_t 
                 case MSG_STATS:
                         if (ret_stats && h.len == sizeof(VbeEmuStats))
                                 memcpy(ret_stats, payload, sizeof(VbeEmuStats));
-                        finished = true;
+                        /* The last word, unless a failure report follows (error 1). */
+                        finished = h.error == 0;
                         break;
                 case MSG_FAIL: {
                         char text[FAIL_TEXT_MAX + 1];

@@ -39,6 +39,9 @@ typedef struct VbeEmuCall {
         const uint8_t *buf_in; /* copied to VBE_EMU_BUF_SEG:0 before the call; may be NULL */
         uint32_t buf_in_len;
         uint32_t buf_out_len; /* bytes of the buffer handed back after the call */
+        /* If not 0: the AX the call must return (0x004F for a VBE call that succeeded); the
+         * session stops after a call that returns another (-EPROTO). */
+        uint16_t expect_ax;
 } VbeEmuCall;
 
 typedef struct VbeEmuResult {
@@ -75,6 +78,7 @@ typedef struct VbeEmuStats {
  *   -E2BIG     a call used up its instruction budget
  *   -EFAULT    the BIOS reached memory the emulated machine does not have
  *   -EILSEQ    a CPU exception, or the BIOS stopped somewhere else than at the return stub
+ *   -EPROTO    a call returned another AX than its expect_ax (its result is filled)
  *   -EIO       the child died, or a hardware access failed
  * Only on x86 with libx86emu (-EOPNOTSUPP otherwise). The caller holds the VGA arbiter. */
 int vbe_emu_run(Hw *hw, const DisplayDevice *d, const VbeEmuCall *calls, size_t n, const VbeEmuOptions *opts,

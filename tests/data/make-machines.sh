@@ -37,6 +37,7 @@ card() {
 cmdline() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/cmdline"; }
 fb() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/fb"; }
 vgacon() { mkdir -p "machines/$1/sys/class/vtconsole/vtcon0"; echo "(S) VGA+" >"machines/$1/sys/class/vtconsole/vtcon0/name"; }
+uefi() { mkdir -p "machines/$1/sys/firmware/efi"; echo 64 >"machines/$1/sys/firmware/efi/fw_platform_size"; }
 lockdown() { mkdir -p "machines/$1/sys/kernel/security"; echo "$2" >"machines/$1/sys/kernel/security/lockdown"; }
 # dmi MACHINE SYS_VENDOR PRODUCT_NAME PRODUCT_VERSION BOARD_VENDOR BOARD_NAME BOARD_VERSION
 #     BIOS_VENDOR BIOS_VERSION BIOS_DATE: /sys/class/dmi/id with the modalias the kernel builds
@@ -105,12 +106,19 @@ expect nomodeset-simpledrm "0000:00:02.0|firmware|no kernel driver, console on s
 base efifb
 dev efifb 0000:00:02.0 0x1002 0x9802 0x030000
 fb efifb "0 EFI VGA"
+uefi efifb
 expect efifb "0000:00:02.0|firmware|no kernel driver, console on efifb; nothing in the kernel restores the display"
 
 base vesafb "root=/dev/sda1 vga=0x314"
 dev vesafb 0000:00:02.0 0x1234 0x1111 0x030000
 fb vesafb "0 VESA VGA"
 expect vesafb "0000:00:02.0|firmware|no kernel driver, console on vesafb; nothing in the kernel restores the display"
+
+# A VESA mode on a chip without a native method for it: only the video BIOS brings it back.
+base cirrus-vesafb "root=/dev/sda1 vga=0x314"
+dev cirrus-vesafb 0000:00:02.0 0x1013 0x00b8 0x030000
+fb cirrus-vesafb "0 VESA VGA"
+expect cirrus-vesafb "0000:00:02.0|firmware|no kernel driver, console on vesafb; nothing in the kernel restores the display"
 
 base two-gpus
 dev two-gpus 0000:00:02.0 0x8086 0x0046 0x030000 i915 1
@@ -152,3 +160,31 @@ expect stdvga-vgacon "0000:00:02.0|firmware|no kernel driver, console on vgacon;
 base unknown-driver
 dev unknown-driver 0000:00:02.0 0x1234 0x1111 0x030000 some-vendor-fb
 expect unknown-driver "0000:00:02.0|foreign|bound to some-vendor-fb, a driver umsrestore does not know; left alone (unbind it or report it to have it supported)"
+
+# A Radeon Mobility M6 (RV100, 1002:4c59) laptop without a KMS driver: text console on
+# vgacon; the radeon method is planned for its panel and DAC.
+base radeon-m6-vgacon
+dev radeon-m6-vgacon 0000:01:00.0 0x1002 0x4c59 0x030000
+vgacon radeon-m6-vgacon
+expect radeon-m6-vgacon "0000:01:00.0|firmware|no kernel driver, console on vgacon; nothing in the kernel restores the display"
+
+# The same laptop with the radeon KMS driver: handed off, never touched.
+base radeon-m6-kms
+dev radeon-m6-kms 0000:01:00.0 0x1002 0x4c59 0x030000 radeon
+card radeon-m6-kms 0000:01:00.0 card0 LVDS-1 VGA-1
+fb radeon-m6-kms "0 radeondrmfb"
+expect radeon-m6-kms "0000:01:00.0|kms|radeon drives it with kernel mode setting (card0, 2 connectors); the kernel restores it"
+
+# An NVIDIA card (GeForce FX 5200, 10de:0322) with no kernel driver: vgacon, the native VGA
+# path (nouveau's UMS era has no native method here).
+base nvidia-nodriver
+dev nvidia-nodriver 0000:01:00.0 0x10de 0x0322 0x030000
+vgacon nvidia-nodriver
+expect nvidia-nodriver "0000:01:00.0|firmware|no kernel driver, console on vgacon; nothing in the kernel restores the display"
+
+# The same card with nouveau's kernel mode setting: handed off.
+base nvidia-nouveau-kms
+dev nvidia-nouveau-kms 0000:01:00.0 0x10de 0x0322 0x030000 nouveau
+card nvidia-nouveau-kms 0000:01:00.0 card0 VGA-1
+fb nvidia-nouveau-kms "0 nouveaudrmfb"
+expect nvidia-nouveau-kms "0000:01:00.0|kms|nouveau drives it with kernel mode setting (card0, 1 connector); the kernel restores it"

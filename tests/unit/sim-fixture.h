@@ -74,3 +74,45 @@ static inline void assert_method_refuses_without_access(Fixture *f, const Method
         assert_int_equal(hw_sim_violations(f->sim), 0);
         assert_int_equal(out.size, 0);
 }
+
+/* Index of the first (or with last, the last) MMIO write to offset whose value has
+ * (value & mask) == want, from log index from on; SIZE_MAX if none. */
+static inline size_t log_find_mmio_write(HwSim *sim, size_t from, bool last, uint32_t offset, uint32_t mask,
+                                         uint32_t want)
+{
+        const HwSimAccess *log;
+        size_t n, found = SIZE_MAX;
+
+        log = hw_sim_log(sim, &n);
+        for (size_t i = from; i < n; i++)
+                if (log[i].type == HW_SIM_MMIO_WRITE && log[i].offset == offset && (log[i].value & mask) == want) {
+                        found = i;
+                        if (!last)
+                                break;
+                }
+        return found;
+}
+
+/* The microseconds of delay the code asked for between log entries a and b. */
+static inline uint64_t log_delay_between(HwSim *sim, size_t a, size_t b)
+{
+        const HwSimAccess *log;
+        uint64_t sum = 0;
+        size_t n;
+
+        log = hw_sim_log(sim, &n);
+        for (size_t i = a; i < b && i < n; i++)
+                if (log[i].type == HW_SIM_DELAY)
+                        sum += log[i].value;
+        return sum;
+}
+
+/* Log entry a (an index, SIZE_MAX for none) comes before b; prints the log when not. */
+#define assert_before(sim, a, b)                                                                             \
+        do {                                                                                                 \
+                size_t a_ = (a), b_ = (b);                                                                   \
+                if (a_ == SIZE_MAX || b_ == SIZE_MAX || a_ >= b_) {                                          \
+                        print_log(sim);                                                                      \
+                        fail_msg("expected %s (#%zd) before %s (#%zd)", #a, (ssize_t)a_, #b, (ssize_t)b_);   \
+                }                                                                                            \
+        } while (0)

@@ -9,7 +9,7 @@ BIN=${1:?usage: test-binary-clean.sh UMSRESTORED UMSRESTORED-SIM}
 SIM=${2:?}
 n=0
 fail=0
-PATTERN='UMSRESTORE_TEST_[A-Z_]*|UMSSIM01|UMSSYS01|hw_sim_[a-z_]*|umsrestored-sim'
+PATTERN='UMSRESTORE_TEST_[A-Z_]*|UMSSIM01|UMSSYS01|hw_sim_[a-z_]*|umsrestored-sim|umsrestored-faults'
 
 found=$(grep -a -o -E "$PATTERN" "$BIN" | sort -u | tr '\n' ' ')
 n=$((n + 1))

@@ -125,6 +125,16 @@ static void test_nvidia(void **s)
         (void)s;
         check_machine("nvidia", 1);
 }
+/* The Radeon and NVIDIA paths: no driver is managed, KMS (radeon, nouveau) is a hand-off. */
+static void test_radeon_and_nvidia_paths(void **s)
+{
+        (void)s;
+        check_machine("radeon-m6-vgacon", 1);
+        check_machine("radeon-m6-kms", 1);
+        check_machine("nvidia-nodriver", 1);
+        check_machine("nvidia-nouveau-kms", 1);
+}
+
 static void test_lockdown(void **s)
 {
         (void)s;
@@ -303,6 +313,7 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_two_gpus_none_kms),
                 cmocka_unit_test(test_vfio),
                 cmocka_unit_test(test_nvidia),
+                cmocka_unit_test(test_radeon_and_nvidia_paths),
                 cmocka_unit_test(test_lockdown),
                 cmocka_unit_test(test_no_gpu),
                 cmocka_unit_test(test_unknown_driver),

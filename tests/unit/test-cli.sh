@@ -5,6 +5,7 @@
 set -u
 BIN=${1:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
 DATA=${2:?usage: test-cli.sh PATH-TO-umsrestored TESTDATA-DIR}
+VBE=${3:-yes} # whether this build has the vbe method (libx86emu)
 M=$DATA/machines
 fail=0
 n=0
@@ -56,6 +57,23 @@ expect 0 'WARNING: its efifb console runs a linear frame buffer \(VESA/UEFI GOP\
 expect 0 '"mode":"linear","mode_restorable":false,"mode_warning":"its efifb console' --status --json --root "$M/efifb"
 expect 0 '"mode":"linear","mode_restorable":true,"mode_warning":null' --status --json --root "$M/vesafb"
 expect 0 '"mode":"vga","mode_restorable":true,"mode_warning":null' --status --json --root "$M/cirrus-nodriver"
+# The video BIOS joins a default plan only for a mode nothing native brings back: vesafb on
+# Cirrus; not vesafb on std VGA (bochs), not a text console, not efifb (a UEFI machine).
+if [ "$VBE" = yes ]; then
+    expect 0 '"vbe_available":true' --status --json --root "$M/cirrus-vesafb"
+    expect 0 'Video BIOS method \(vbe\): available' --status --root "$M/cirrus-vesafb"
+    expect 0 '"methods":\["backlight","console","dpms","vga","vbe","pci-config"\],"mode":"linear","mode_restorable":true' --status --json --root "$M/cirrus-vesafb"
+    expect 0 '"methods":\["backlight","console","dpms","vga","bochs","pci-config"\]' --status --json --root "$M/vesafb"
+    expect 0 '"methods":\["backlight","console","dpms","vga","pci-config"\]' --status --json --root "$M/cirrus-nodriver"
+    # Named, it runs in a text mode too (its probe then decides at run time).
+    cfg=$(mktemp); printf '[General]\nMethods=vga vbe\n' >"$cfg"
+    expect 0 '"methods":\["vga","vbe"\]' --status --json --config "$cfg" --root "$M/cirrus-nodriver"
+    rm -f "$cfg"
+else
+    expect 0 '"vbe_available":false' --status --json --root "$M/cirrus-vesafb"
+    expect 0 'Video BIOS method \(vbe\): unavailable \(built without libx86emu' --status --root "$M/cirrus-vesafb"
+    expect 0 'WARNING: its vesafb console runs a linear frame buffer' --status --root "$M/cirrus-vesafb"
+fi
 # a KMS-only machine has nothing to save: exit 3, and no state directory is created
 tmp=$(mktemp -d); cp -r "$M/stdvga-bochs-kms" "$tmp/m"
 expect 3 'nothing to save' --save-now --root "$tmp/m"
@@ -150,6 +168,46 @@ fi
 expect 0 'methods: backlight, console, dpms, vga, intel, pci-config' --status --root "$M/msi-wind-u100"
 expect 0 'methods: pci-config$' --status --device 0000:00:02.1 --root "$M/msi-wind-u100"
 expect 0 'methods: backlight, console, dpms, vga, pci-config$' --status --root "$M/cirrus-nodriver"
+
+# The Radeon Mobility M6 without a KMS driver: radeon for its panel and DAC, restored before
+# vga (later in the save order); under radeon KMS, and for NVIDIA under nouveau KMS or the
+# proprietary driver, nothing is planned; an NVIDIA card without a driver gets the native VGA
+# path (no vbe unless a linear console mode needs it, no radeon).
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/radeon-m6-vgacon" | /usr/bin/python3 -c '
+import json, sys
+(d,) = json.load(sys.stdin)["devices"]
+assert d["role"] == "managed" and "radeon" in d["methods"] and "vga" in d["methods"], d
+assert d["methods"].index("radeon") > d["methods"].index("vga"), d  # restored before vga
+assert "intel" not in d["methods"] and "bochs" not in d["methods"], d
+'; then
+    echo "ok $n - --status --json on a Radeon Mobility M6 without KMS: radeon planned, restored before vga"
+else
+    echo "not ok $n - --status --json on a Radeon Mobility M6 without KMS: wrong plan"; fail=1
+fi
+n=$((n + 1))
+if "$BIN" --status --json --root "$M/nvidia-nodriver" | /usr/bin/python3 -c '
+import json, sys
+(d,) = json.load(sys.stdin)["devices"]
+assert d["role"] == "managed" and d["verdict"] == "firmware", d
+assert d["methods"] == ["backlight", "console", "dpms", "vga", "pci-config"], d["methods"]
+'; then
+    echo "ok $n - --status --json on NVIDIA without a driver: the native VGA plan"
+else
+    echo "not ok $n - --status --json on NVIDIA without a driver: wrong plan"; fail=1
+fi
+for m in radeon-m6-kms nvidia-nouveau-kms nvidia; do
+    n=$((n + 1))
+    if "$BIN" --status --json --root "$M/$m" | /usr/bin/python3 -c '
+import json, sys
+(d,) = json.load(sys.stdin)["devices"]
+assert d["role"] == "hands-off" and d["methods"] == [] and d["verdict"] in ("kms", "foreign"), d
+'; then
+        echo "ok $n - --status --json on $m: handed off, nothing planned"
+    else
+        echo "not ok $n - --status --json on $m: not handed off"; fail=1
+    fi
+done
 
 # this machine: the real PCI bus through libpciaccess
 expect 0 '(^No display device found|^DEVICE )' --status

@@ -14,6 +14,7 @@
 #include "pass.h"
 #include "hw-sim.h"
 #include "sim-intel.h"
+#include "sim-radeon.h"
 
 static const char *data_dir;
 
@@ -212,7 +213,8 @@ static void test_refused_state_never_opens(void **s)
 
 static void test_foreign_and_unusable_never_open(void **s)
 {
-        const char *machines[] = { "vfio", "nvidia", "lockdown", "unknown-driver" };
+        const char *machines[] = { "vfio", "nvidia", "lockdown", "unknown-driver", "radeon-m6-kms",
+                                   "nvidia-nouveau-kms" };
         (void)s;
 
         for (size_t i = 0; i < ELEMENTSOF(machines); i++) {
@@ -522,6 +524,70 @@ static void test_msi_wind_intel_before_vga(void **s)
         cleanup_dir(dir);
 }
 
+/* The Radeon Mobility M6 laptop through the engine: radeon restores after pci-config and
+ * before vga (the panel is lit, its backlight last, before the first VGA port write); a
+ * panel register that does not take its value stops the restore with a message naming it,
+ * and nothing after it runs (no vga, no switch back to the console). */
+static void test_radeon_m6_panel_before_vga(void **s)
+{
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        _cleanup_free_ char *root = NULL, *dir = NULL;
+        _cleanup_(sim_radeon_freep) SimRadeon *sr = NULL;
+        size_t n, backlight = SIZE_MAX, first_port = SIZE_MAX;
+        const HwSimAccess *log;
+        Opener o = { 0 };
+        EngineConfig c;
+        unsigned spare;
+        (void)s;
+
+        setup_config(&c, "radeon-m6-vgacon", &root, &dir, &o);
+        make_sim(&c, &o, 6);
+        assert_int_equal(sim_radeon_new(o.sim, true, &sr), 0);
+        sim_radeon_wake_posted(sr);
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        if (res->devices[0].r != 0)
+                fail_msg("save: %s", res->devices[0].message);
+        assert_string_equal(res->devices[0].methods, "console, dpms, vga, radeon, pci-config");
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake(o.sim);
+        sim_radeon_wake(sr);
+        assert_false(sim_radeon_panel_lit(sr));
+        hw_sim_log_clear(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        if (res->devices[0].r != 0)
+                fail_msg("restore: %s", res->devices[0].message);
+        assert_int_equal(res->devices[0].mismatches, 0);
+        assert_true(sim_radeon_panel_lit(sr));
+        assert_true(hw_sim_display_live(o.sim));
+        assert_int_equal(hw_sim_vt_active(o.sim), 1);
+        log = hw_sim_log(o.sim, &n);
+        for (size_t i = 0; i < n; i++) {
+                if (log[i].type == HW_SIM_MMIO_WRITE && log[i].offset == 0x2d0 && (log[i].value & (1u << 19)))
+                        backlight = i;
+                if (log[i].type == HW_SIM_IO_WRITE && first_port == SIZE_MAX)
+                        first_port = i;
+        }
+        assert_true(backlight < first_port);
+        engine_result_free(TAKE_PTR(res));
+
+        /* Again, on a chip whose LVDS PLL register does not take its value. */
+        hw_sim_wake(o.sim);
+        sim_radeon_free(TAKE_PTR(sr));
+        assert_int_equal(sim_radeon_new(o.sim, false, &sr), 0);
+        spare = hw_sim_vt_active(o.sim);
+        hw_sim_log_clear(o.sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->devices[0].r, -EIO);
+        if (!strstr(res->devices[0].message, "method radeon: restore failed: LVDS_PLL_CNTL = 0x00000000"))
+                fail_msg("message: %s", res->devices[0].message);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_IO_WRITE), 0);
+        assert_int_equal(hw_sim_count_type(o.sim, HW_SIM_VT_ACTIVATE), 0);
+        assert_int_equal(hw_sim_vt_active(o.sim), spare);
+        opener_done(&o);
+        cleanup_dir(dir);
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -537,6 +603,7 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_backlight_failure_after_console),
                 cmocka_unit_test(test_no_console_switch_over_failed_hardware),
                 cmocka_unit_test(test_msi_wind_intel_before_vga),
+                cmocka_unit_test(test_radeon_m6_panel_before_vga),
         };
         if (argc != 2) {
                 fprintf(stderr, "usage: %s TESTDATA-DIR\n", argv[0]);

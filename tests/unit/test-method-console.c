@@ -307,7 +307,8 @@ static void test_order_with_the_table(void **state)
         Buffer payloads[16] = { { 0 } };
         const MethodOps *order[] = { method_by_name("backlight"), method_by_name("console"),
                                      method_by_name("dpms"), method_by_name("vga"),
-                                     method_by_name("bochs"),
+                                     method_by_name("bochs"), method_by_name("radeon"),
+                                     method_by_name("vbe"),
                                      method_by_name("intel"), method_by_name("pci-config") };
 
         /* The table is in the documented save order. */

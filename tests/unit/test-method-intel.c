@@ -219,31 +219,14 @@ static void test_roundtrip_wind_from_posted(void **state)
         intel_teardown(&x);
 }
 
-/* Index of the first (or last) MMIO write to offset whose value has (value & mask) ==
- * want, from index from; SIZE_MAX if none. */
-static size_t find_write(HwSim *sim, size_t from, bool last, uint32_t offset, uint32_t mask, uint32_t want)
-{
-        const HwSimAccess *log;
-        size_t n, found = SIZE_MAX;
-
-        log = hw_sim_log(sim, &n);
-        for (size_t i = from; i < n; i++)
-                if (log[i].type == HW_SIM_MMIO_WRITE && log[i].offset == offset && (log[i].value & mask) == want) {
-                        found = i;
-                        if (!last)
-                                break;
-                }
-        return found;
-}
-
 static size_t first_write(HwSim *sim, uint32_t offset)
 {
-        return find_write(sim, 0, false, offset, 0, 0);
+        return log_find_mmio_write(sim, 0, false, offset, 0, 0);
 }
 
 static size_t last_write(HwSim *sim, uint32_t offset)
 {
-        return find_write(sim, 0, true, offset, 0, 0);
+        return log_find_mmio_write(sim, 0, true, offset, 0, 0);
 }
 
 static size_t first_write_in(HwSim *sim, uint32_t lo, uint32_t hi)
@@ -257,28 +240,6 @@ static size_t first_write_in(HwSim *sim, uint32_t lo, uint32_t hi)
                         return i;
         return SIZE_MAX;
 }
-
-static uint64_t delay_between(HwSim *sim, size_t a, size_t b)
-{
-        const HwSimAccess *log;
-        uint64_t sum = 0;
-        size_t n;
-
-        log = hw_sim_log(sim, &n);
-        for (size_t i = a; i < b && i < n; i++)
-                if (log[i].type == HW_SIM_DELAY)
-                        sum += log[i].value;
-        return sum;
-}
-
-#define assert_before(sim, a, b)                                                                             \
-        do {                                                                                                 \
-                size_t a_ = (a), b_ = (b);                                                                   \
-                if (a_ == SIZE_MAX || b_ == SIZE_MAX || a_ >= b_) {                                          \
-                        print_log(sim);                                                                      \
-                        fail_msg("expected %s (#%zd) before %s (#%zd)", #a, (ssize_t)a_, #b, (ssize_t)b_);   \
-                }                                                                                            \
-        } while (0)
 
 /* The order of the UMS driver, read off the log of a restore from the state firmware
  * leaves: outputs, planes, pipes, PLLs off; PLLs programmed with the VCO off and given
@@ -304,43 +265,43 @@ static void test_restore_order(void **state)
         assert_int_equal(restore(&x), 0);
 
         /* Off, in [D]'s order: the panel (waited for), the plane, the pipe, then its PLL. */
-        pp_off = find_write(sim, 0, false, 0x61204, 1, 0);
-        plane_off = find_write(sim, 0, false, 0x70180, 0x80000000, 0); /* nothing enabled plane A */
-        pipe_off = find_write(sim, 0, false, 0x70008, 0x80000000, 0);
-        pll_off = find_write(sim, 0, false, 0x06014, 0x80000000, 0);
+        pp_off = log_find_mmio_write(sim, 0, false, 0x61204, 1, 0);
+        plane_off = log_find_mmio_write(sim, 0, false, 0x70180, 0x80000000, 0); /* nothing enabled plane A */
+        pipe_off = log_find_mmio_write(sim, 0, false, 0x70008, 0x80000000, 0);
+        pll_off = log_find_mmio_write(sim, 0, false, 0x06014, 0x80000000, 0);
         assert_int_equal(plane_off, SIZE_MAX); /* plane A was off: not touched */
         assert_before(sim, pp_off, pipe_off);
         assert_before(sim, first_write(sim, 0x71400), pipe_off); /* VGA plane off before its pipe */
         assert_before(sim, pipe_off, pll_off);
-        assert_true(delay_between(sim, pipe_off, pll_off) > 0);
+        assert_true(log_delay_between(sim, pipe_off, pll_off) > 0);
 
         /* Pipe B's PLL: primed with the VCO off, dividers, then the VCO on, settled. */
-        prime = find_write(sim, 0, false, 0x06018, 0x80000000, 0);
+        prime = log_find_mmio_write(sim, 0, false, 0x06018, 0x80000000, 0);
         fp = first_write(sim, 0x06048);
-        dpll_on = find_write(sim, 0, false, 0x06018, 0x80000000, 0x80000000);
+        dpll_on = log_find_mmio_write(sim, 0, false, 0x06018, 0x80000000, 0x80000000);
         timing = first_write(sim, 0x61000);
         assert_before(sim, pll_off, prime);
         assert_before(sim, prime, fp);
         assert_before(sim, fp, dpll_on);
         assert_before(sim, dpll_on, timing);
-        assert_true(delay_between(sim, dpll_on, timing) >= 150);
+        assert_true(log_delay_between(sim, dpll_on, timing) >= 150);
 
         /* Timings, pipe on, then plane control and the surface write that latches it. */
-        conf_on = find_write(sim, 0, false, 0x71008, 0x80000000, 0x80000000);
-        cntr = find_write(sim, 0, false, 0x70180, 0x80000000, 0x80000000);
+        conf_on = log_find_mmio_write(sim, 0, false, 0x71008, 0x80000000, 0x80000000);
+        cntr = log_find_mmio_write(sim, 0, false, 0x70180, 0x80000000, 0x80000000);
         latch = last_write(sim, 0x70184);
         assert_before(sim, last_write(sim, 0x61014), conf_on);
         assert_before(sim, last_write(sim, 0x70190), conf_on);
         assert_before(sim, conf_on, cntr);
         assert_before(sim, cntr, latch);
-        assert_true(delay_between(sim, conf_on, cntr) > 0); /* waited for the pipe to run */
+        assert_true(log_delay_between(sim, conf_on, cntr) > 0); /* waited for the pipe to run */
 
         vgacntrl = last_write(sim, 0x71400);
         palette = first_write_in(sim, 0x0A800, 0x0ABFC);
         cursor = first_write_in(sim, 0x70080, 0x700C8);
         pfit = first_write(sim, 0x61230);
         lvds = first_write(sim, 0x61180);
-        pp_on = find_write(sim, 0, false, 0x61204, 1, 1);
+        pp_on = log_find_mmio_write(sim, 0, false, 0x61204, 1, 1);
         blc = first_write(sim, 0x61254);
         assert_before(sim, latch, vgacntrl);
         assert_before(sim, vgacntrl, palette);
@@ -382,15 +343,15 @@ static void test_restore_over_running_engine(void **state)
         save(&x, &x.f.payload);
         hw_sim_log_clear(sim);
         assert_int_equal(restore(&x), 0);
-        plane_off = find_write(sim, 0, false, 0x70180, 0x80000000, 0);
+        plane_off = log_find_mmio_write(sim, 0, false, 0x70180, 0x80000000, 0);
         latch = first_write(sim, 0x70184);
-        pipe_off = find_write(sim, 0, false, 0x71008, 0x80000000, 0);
-        pll_off = find_write(sim, 0, false, 0x06018, 0x80000000, 0);
-        assert_before(sim, find_write(sim, 0, false, 0x61204, 1, 0), plane_off);
+        pipe_off = log_find_mmio_write(sim, 0, false, 0x71008, 0x80000000, 0);
+        pll_off = log_find_mmio_write(sim, 0, false, 0x06018, 0x80000000, 0);
+        assert_before(sim, log_find_mmio_write(sim, 0, false, 0x61204, 1, 0), plane_off);
         assert_before(sim, plane_off, latch);
         assert_before(sim, latch, pipe_off);
         assert_before(sim, pipe_off, pll_off);
-        assert_true(delay_between(sim, pipe_off, pll_off) >= SIM_INTEL_PIPE_STOP_US);
+        assert_true(log_delay_between(sim, pipe_off, pll_off) >= SIM_INTEL_PIPE_STOP_US);
         assert_int_equal(verify(&x, NULL), 0);
         assert_int_equal(sim_intel_live(x.si, 0x70180), 0x99000000);
         intel_teardown(&x);
@@ -414,7 +375,7 @@ static void assert_pll_never_locks(uint16_t device_id, const char *named)
         assert_int_equal(restore(&x), -ETIMEDOUT);
         if (!strstr(x.f.hw->failure, named) || !strstr(x.f.hw->failure, "expected"))
                 fail_msg("failure note '%s' does not name %s", x.f.hw->failure, named);
-        conf_on = find_write(x.f.sim, 0, false, 0x71008, 0x80000000, 0x80000000);
+        conf_on = log_find_mmio_write(x.f.sim, 0, false, 0x71008, 0x80000000, 0x80000000);
         assert_int_not_equal(conf_on, SIZE_MAX);
         log = hw_sim_log(x.f.sim, &n);
         for (size_t i = conf_on + 1; i < n; i++)
@@ -505,7 +466,7 @@ static void test_gen4_surface_latch(void **state)
         sim_intel_set(x.si, 0x61250, 0x80000000); /* BLC_PWM_CTL2 */
         fill_palette(&x, 1, 9);
         assert_roundtrip(&x, false);
-        assert_before(sim, find_write(sim, 0, false, 0x70180, 0x80000000, 0x80000000), last_write(sim, 0x7019C));
+        assert_before(sim, log_find_mmio_write(sim, 0, false, 0x70180, 0x80000000, 0x80000000), last_write(sim, 0x7019C));
         assert_before(sim, last_write(sim, 0x70184), last_write(sim, 0x7019C));
         assert_int_equal(sim_intel_live(x.si, 0x7019C), 0x00200000);
         assert_int_equal(sim_intel_get(x.si, 0x06020), 0x00000003);

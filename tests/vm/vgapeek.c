@@ -2,7 +2,8 @@
 /* vgapeek: the QEMU suite's in-guest look at the VGA registers. Prints one line of
  * "key=value" pairs (misc output, sequencer, CRTC, graphics, attribute index, the Bochs dispi
  * ID, enable, mode, virtual width and offsets, bank, and with --mem a hash of the
- * 0xA0000-0xBFFFF window) so the host can tell a live
+ * 0xA0000-0xBFFFF window; on an ATI device at 0000:00:02.0 also CRTC_GEN_CNTL, CRTC_EXT_CNTL
+ * and DAC_CNTL from its register BAR, BAR2) so the host can tell a live
  * display from one that is off. It reads only: every index register it moves is put back,
  * and the attribute controller is never written (a write would change the PAS bit). */
 #include <errno.h>
@@ -86,6 +87,43 @@ static int hash_window(uint64_t *ret)
         return 0;
 }
 
+#define ATI_SLOT_DIR "/sys/bus/pci/devices/0000:00:02.0"
+#define ATI_REGS_SIZE 0x4000
+
+/* " radeon=CRTC_GEN_CNTL,CRTC_EXT_CNTL,DAC_CNTL" for an ATI device at 00:02.0 (read-only
+ * mapping of its register BAR through sysfs), nothing for any other device. */
+static void print_radeon(void)
+{
+        char vendor[16] = "";
+        volatile const uint32_t *r;
+        void *p;
+        FILE *f;
+        int fd;
+
+        f = fopen(ATI_SLOT_DIR "/vendor", "re");
+        if (!f)
+                return;
+        if (!fgets(vendor, sizeof(vendor), f))
+                vendor[0] = '\0';
+        fclose(f);
+        if (strncmp(vendor, "0x1002", 6) != 0)
+                return;
+        fd = open(ATI_SLOT_DIR "/resource2", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                printf(" radeon=error:%s", strerror(errno));
+                return;
+        }
+        p = mmap(NULL, ATI_REGS_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) {
+                printf(" radeon=error:%s", strerror(errno));
+                return;
+        }
+        r = p;
+        printf(" radeon=%08" PRIx32 ",%08" PRIx32 ",%08" PRIx32, r[0x50 / 4], r[0x54 / 4], r[0x58 / 4]);
+        munmap(p, ATI_REGS_SIZE);
+}
+
 int main(int argc, char **argv)
 {
         uint16_t crtc, st01, saved_dispi;
@@ -124,6 +162,7 @@ int main(int argc, char **argv)
                dispi_read(DISPI_INDEX_Y_OFFSET));
         printf(" dispi_bank=%u", dispi_read(DISPI_INDEX_BANK));
         outw(saved_dispi, DISPI_INDEX);
+        print_radeon();
 
         if (want_mem) {
                 uint64_t h = 0;

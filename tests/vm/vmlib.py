@@ -380,11 +380,17 @@ class Machine:
         self.kill()
         return False
 
+    # Display devices that are not a '-vga' type of their own: the QEMU arguments for them.
+    # 'ati': QEMU's Radeon 7000 (1002:5159) with SeaBIOS's ATI VGA BIOS (Debian's seabios).
+    DEVICES = {
+        'ati': ['-vga', 'none', '-device', 'ati-vga,model=rv100,romfile=/usr/share/seabios/vgabios-ati.bin'],
+    }
+
     def command_line(self, qmp_path):
         cmdline = ('console=ttyS0,115200 panic=-1 consoleblank=0 vt.global_cursor_default=0 '
                    'loglevel=4 mitigations=off ' + self.append).strip()
         return [QEMU, '-machine', 'pc,accel=tcg', '-cpu', 'qemu64', '-smp', '1', '-m', str(self.memory),
-                '-vga', self.vga, '-display', 'none', '-net', 'none', '-no-reboot',
+                *self.DEVICES.get(self.vga, ['-vga', self.vga]), '-display', 'none', '-net', 'none', '-no-reboot',
                 '-global', 'PIIX4_PM.disable_s3=0',
                 *(['-bios', self.firmware] if self.firmware else []),
                 '-kernel', self.kernel.vmlinuz, '-initrd', self.initrd, '-append', cmdline,
@@ -832,14 +838,16 @@ class VgaPeek:
         self.dispi_enable = int(self.f['dispi_enable'], 16)
         self.mem = self.f.get('mem')
 
-    def problems(self, want_dispi=False):
+    def problems(self, want_dispi=False, sr01=True):
         """Why the display is not live (empty when it is): the attribute controller's
         palette address source (index bit 5) must be set, the sequencer must not blank the
-        screen (SR01 bit 5), the CRTC must have a horizontal display end."""
+        screen (SR01 bit 5; not with sr01=False: SeaBIOS's Cirrus BIOS sets it in the chip's
+        extended modes, which QEMU's Cirrus shows all the same), the CRTC must have a
+        horizontal display end."""
         p = []
         if not self.ar_index & 0x20:
             p.append(f'attribute index {self.ar_index:#04x}: PAS (bit 5) clear, display off')
-        if self.sr[1] & 0x20:
+        if sr01 and self.sr[1] & 0x20:
             p.append(f'SR01 {self.sr[1]:#04x}: screen off (bit 5)')
         if self.cr[1] == 0:
             p.append('CR01 (horizontal display end) is 0')
@@ -849,11 +857,13 @@ class VgaPeek:
 
     def with_screen_on(self):
         """These registers as the dpms method leaves them: the sequencer running (SR00 bits
-        0-1) and the CRTC syncs enabled (CR17 bit 7). OVMF's GOP driver leaves both clear in
-        its dispi mode, where they do not matter."""
+        0-1), the screen not blanked (SR01 bit 5) and the CRTC syncs enabled (CR17 bit 7).
+        OVMF's GOP driver leaves SR00 and CR17 clear in its dispi mode, SeaBIOS's Cirrus BIOS
+        sets SR01 bit 5 in the chip's extended modes, where none of them matters."""
         f = dict(self.f)
         sr, cr = list(self.sr), list(self.cr)
         sr[0] |= 0x03
+        sr[1] &= ~0x20
         cr[0x17] |= 0x80
         f['sr'] = ','.join(f'{v:02x}' for v in sr)
         f['cr'] = ','.join(f'{v:02x}' for v in cr)

@@ -8,9 +8,10 @@ after wake must show the display off (QEMU resets the VGA on wake), and the regi
 read after the restore must show it live again (vm-notes: "a screendump after wake can
 be stale").
 
-  vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR
+  vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR [--sysconfdir DIR]
 
-Cases: control, std, cirrus, kms, bad-state, two-cycles, console, caps, efifb, vesafb.
+Cases: control, std, cirrus, ati, kms, bad-state, two-cycles, console, caps, efifb, vesafb, vesafb-vbe,
+cirrus-vesafb, fallback.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -70,6 +71,7 @@ class Case:
         self.deadline = None
         self.times = {}
         self.machine = None
+        self.sr01 = True  # VgaPeek.problems(sr01=): False for a Cirrus extended mode
 
     def prepare(self, modules=(), tools=None):
         self.kernel = V.fetch_kernel()
@@ -77,6 +79,9 @@ class Case:
         mods = V.module_load_order(self.kernel.moddir, modules) if modules else []
         initrd = os.path.join(self.dir, 'initrd.cpio')
         binaries = {'usr/sbin/umsrestored': self.umsrestored, 'usr/bin/vgapeek': self.args.vgapeek}
+        if self.args.umsrestored_faults:
+            binaries['usr/sbin/umsrestored-faults'] = (os.path.join(V.HERE, 'noop-umsrestored.sh') if self.noop
+                                                       else self.args.umsrestored_faults)
         binaries.update(tools or {})
         size = V.build_initramfs(initrd, binaries, modules=mods)
         V.log(f'initramfs {size / 1e6:.1f} MB' + (f' with {len(mods)} modules' if mods else '') +
@@ -143,7 +148,7 @@ class Case:
         return shots['asleep'], woken, p
 
     def expect_off(self, p, when, want_dispi=False):
-        problems = p.problems(want_dispi=want_dispi)
+        problems = p.problems(want_dispi=want_dispi, sr01=self.sr01)
         check(problems, f'{when}: the display is live although nothing restored it; QEMU did not reset '
                         f'the VGA, so this run proves nothing ({p.line})')
         V.log(f'{when}: display off as expected: ' + '; '.join(problems))
@@ -166,7 +171,7 @@ class Case:
         after = self.shot('after' + tag)
         d = V.compare(before, after)
         p = self.peek(mem=True)
-        problems = p.problems(want_dispi=want_dispi)
+        problems = p.problems(want_dispi=want_dispi, sr01=self.sr01)
         V.log(f'after restore vs before: {d}' + (f'; display not live: {"; ".join(problems)}' if problems else ''))
         if rc_check:
             check(*rc_check)
@@ -258,6 +263,49 @@ def case_std(c):
 def case_cirrus(c):
     """Cirrus, vgacon text on tty1: identical after --save-now / S3 / --restore-now."""
     restore_case(c, 'cirrus')
+
+
+RADEON_BAR2 = f'$(sed -n 3p /sys/bus/pci/devices/{SLOT}/resource | cut -d" " -f1)'
+
+
+def radeon_poke(c, offset, value):
+    """Writes one Radeon register through BAR2 from the guest (busybox devmem)."""
+    c.run(f'devmem $(({RADEON_BAR2} + {offset:#x})) 32 {value:#010x}', expect=0)
+
+
+def case_ati(c):
+    """QEMU's Radeon 7000 (ati-vga, model rv100) with SeaBIOS's ATI VGA BIOS, vgacon text on
+    tty1, no radeon driver: umsrestore plans the radeon method (CRTC, DAC; the chip has no
+    panel interface) and the text and the Radeon registers read in the guest (vgapeek's
+    radeon=CRTC_GEN_CNTL,CRTC_EXT_CNTL,DAC_CNTL) come back after --save-now / S3 /
+    --restore-now. QEMU keeps its ATI registers over the S3 reset (only the VGA core is
+    reset), so after wake the case plays a firmware that powered the DAC down and disabled
+    the CRTC's syncs; only the radeon method brings those bits back."""
+    c.boot('ati')
+    # CRT output on and the DAC's pixel mask open, as a BIOS mode set leaves them on real
+    # chips (SeaBIOS's ATI BIOS leaves both 0 in text mode; QEMU ignores both bits).
+    radeon_poke(c, 0x54, 0x00008000)
+    radeon_poke(c, 0x58, 0xff000000)
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(), f'display not live before suspend: {p0.line}')
+    check(p0.f.get('radeon') == '00000000,00008000,ff000000', f'the Radeon registers did not take: {p0.line}')
+    st = c.device(c.status_json())
+    check(st.get('verdict') == 'firmware' and 'radeon' in st.get('methods', []),
+          f"--status for the Radeon 7000: verdict {st.get('verdict')!r}, methods {st.get('methods')}, "
+          "expected 'firmware' with radeon")
+    _, out = c.ums('--no-console-switch --save-now', expect=0)
+    c.times['save_ms'] = c.ms(out)
+    _, out = c.ums(f'--dump {STATE}', expect=0)
+    check('radeon: Radeon 7000 / VE (1002:5159, RV100), registers through BAR2' in out,
+          f'--dump does not show the radeon section:\n{out}')
+    _, _, p = c.sleep_and_wake(before)
+    c.expect_off(p, 'after wake')
+    V.log(f"Radeon registers after QEMU's S3 reset: {p.f.get('radeon')} (before: {p0.f.get('radeon')})")
+    radeon_poke(c, 0x54, 0x00008700)  # display, hsync and vsync disabled
+    radeon_poke(c, 0x58, 0xff008000)  # DAC powered down
+    check(c.peek().f.get('radeon') == '00000000,00008700,ff008000', 'the firmware stand-in did not take')
+    c.restore('--no-console-switch --restore-now', before, p0)
 
 
 def case_two_cycles(c):
@@ -357,12 +405,40 @@ def case_console(c):
 OVMF = '/usr/share/ovmf/OVMF.fd'  # Debian's ovmf (tools/packages.txt): UEFI, no video BIOS
 
 
-def dispi_case(c, console, firmware=None, append='', mode=None):
+def write_config(c, text):
+    """Writes umsrestore.conf (where this build reads it) in the guest and checks it."""
+    c.run(f'mkdir -p {c.args.sysconfdir}', expect=0)
+    for i, line in enumerate(text.splitlines()):
+        c.run(f"echo '{line}' {'>' if i == 0 else '>>'} {c.args.sysconfdir}/umsrestore.conf", expect=0)
+    c.run('umsrestored --check-config', expect=0)
+
+
+def check_linear_plan(c, method, absent=None):
+    """--status plans METHOD (and not ABSENT) for the device's linear console mode and says the
+    mode is restorable. Not checked under the no-op stand-in, which prints nothing: there the
+    restore is what must fail."""
+    try:
+        st = c.device(c.status_json())
+    except Failure as e:
+        if not c.noop:
+            raise
+        V.log(f'(no-op stand-in: checked by the restore) {e}')
+        return
+    methods = st.get('methods') or []
+    V.log(f"--status: methods {methods}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
+    check(method in methods and absent not in methods and st.get('mode') == 'linear' and st.get('mode_restorable'),
+          f'--status does not plan the {method} method for the linear mode: {st}')
+
+
+def dispi_case(c, console, firmware=None, append='', mode=None, method='bochs', config=None):
     """A firmware frame buffer console on std VGA, in a Bochs dispi mode: the wake disables the
     mode (the registers read in the guest say so), --save-now / --restore-now bring the same
     mode back (dispi enable, geometry, offsets and the VGA registers as before suspend) with
-    the frame buffer kept, so the screendump equals the picture pixel for pixel."""
+    the frame buffer kept, so the screendump equals the picture pixel for pixel. METHOD is the
+    one --status must plan for the linear mode (CONFIG: the umsrestore.conf to write first)."""
     c.boot('std', firmware=firmware, append=append)
+    if config:
+        write_config(c, config)
     _, out = c.run('cat /proc/fb', expect=0)
     check(console in out, f'/proc/fb says {out.strip()!r}, expected the {console!r} console')
     before = c.picture()
@@ -373,15 +449,7 @@ def dispi_case(c, console, firmware=None, append='', mode=None):
     want = mode or f'{w}x{h}x{bpp}'
     check(p0.f.get('dispi_mode') == want, f"dispi mode {p0.f.get('dispi_mode')}, expected {want} (fb0: {fbmode.split()})")
     V.log(f"before suspend: {console} on dispi {p0.f['dispi_mode']}, enable {p0.f['dispi_enable']}")
-    try:
-        st = c.device(c.status_json())
-    except Failure as e:  # the no-op stand-in prints nothing: let the restore be what fails
-        st = None
-        V.log(f'(checked by the restore below) {e}')
-    if st is not None:
-        V.log(f"--status: methods {st.get('methods')}, mode {st.get('mode')}, restorable {st.get('mode_restorable')}")
-        check('bochs' in (st.get('methods') or []) and st.get('mode') == 'linear' and st.get('mode_restorable'),
-              f'--status does not plan the bochs method for the linear mode: {st}')
+    check_linear_plan(c, method)
     _, out = c.ums('--no-console-switch --save-now', expect=0)
     c.times['save_ms'] = c.ms(out)
     check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
@@ -410,6 +478,83 @@ def case_vesafb(c):
     """SeaBIOS, vga=0x314: vesafb 800x600x16 console: restored pixel for pixel, dispi enabled
     at 800x600x16 again."""
     dispi_case(c, 'VESA VGA', append='vga=0x314', mode='800x600x16')
+
+
+def case_vesafb_vbe(c):
+    """The vesafb case with the native bochs method left out: the video BIOS (SeaBIOS's, run
+    in the emulator) sets the VESA mode again and puts back its state, then vga and dpms."""
+    dispi_case(c, 'VESA VGA', append='vga=0x314', mode='800x600x16', method='vbe',
+               config='[General]\nMethods=pci-config vga vbe dpms')
+
+
+# Bochs dispi XRES (index 1) written with bit 6 flipped, once per restore pass: the bochs
+# method's restore goes wrong in a way its verification sees (umsrestored-faults).
+CORRUPT_XRES = 'UMSRESTORE_TEST_CORRUPT=0x1CF,1,0x40,1'
+
+
+def case_fallback(c):
+    """The fallback along the plan, on the real kernel: std VGA, vesafb at vga=0x314, with both
+    the native bochs method and the video BIOS method (vbe) saved. A restore in which bochs
+    writes the mode wrong (one register corrupted on purpose) is first shown to fail without a
+    fallback (vbe left out: exit 9, the register named); with vbe saved the same restore goes
+    on by itself to the BIOS, which sets the mode again: exit 0, "restored by vbe after bochs
+    failed verification", the picture and the registers as before suspend."""
+    check(c.args.umsrestored_faults, 'this case needs --umsrestored-faults')
+    c.boot('std', append='vga=0x314')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(want_dispi=True), f'dispi mode not live before suspend: {p0.line}')
+    want = p0.with_screen_on()
+    for label, methods, expect in (('no-fallback', 'pci-config vga bochs dpms', 9),
+                                   ('fallback', 'pci-config vga bochs vbe dpms', 0)):
+        write_config(c, f'[General]\nMethods={methods}')
+        _, out = c.run('umsrestored-faults --no-console-switch --save-now', expect=0)
+        _, _, p = c.sleep_and_wake(before, '-' + label)
+        c.expect_off(p, f'{label}: after wake', want_dispi=True)
+        rc, out = c.run(f'{CORRUPT_XRES} umsrestored-faults --no-console-switch --restore-now')
+        if expect:
+            check(rc == expect and 'bochs' in out and 'dispi' in out.lower(),
+                  f'{label}: the corrupted restore exited {rc}, expected {expect} with the bochs register named '
+                  f'(without that, the fallback below proves nothing):\n{out}')
+            V.log(f'{label}: the corrupted bochs restore is caught by its verification (exit {rc})')
+            c.ums('--no-console-switch --restore-now', expect=0)  # a clean restore for the next cycle
+            c.expect_restored(before, want, '-' + label + '-clean', want_dispi=True)
+        else:
+            check(re.search(r'restored by vbe after bochs failed verification', out),
+                  f'{label}: --restore-now does not say the BIOS took over:\n{out}')
+            c.expect_restored(before, want, '-' + label, want_dispi=True,
+                              rc_check=(rc == 0, f'{label}: --restore-now exited {rc}, expected 0:\n{out}'))
+
+
+def case_cirrus_vesafb(c):
+    """Cirrus, SeaBIOS, vga=0x314: a vesafb 800x600x16 console, which no native method brings
+    back on this chip: the default plan takes the vbe method, and after S3 the picture, the
+    VGA registers and the BIOS's mode are as before suspend."""
+    c.sr01 = False
+    c.boot('cirrus', append='vga=0x314')
+    _, out = c.run('cat /proc/fb', expect=0)
+    check('VESA VGA' in out, f'/proc/fb says {out.strip()!r}, expected the vesafb console')
+    before = c.picture()
+    p0 = c.peek(mem=True)
+    check(not p0.problems(sr01=False), f'display not live before suspend: {p0.line}')
+    check_linear_plan(c, 'vbe', absent='bochs')
+    _, out = c.ums('--no-console-switch --save-now', expect=0)
+    c.times['save_ms'] = c.ms(out)
+    check('WARNING' not in out, f'--save-now warns that the mode cannot be restored:\n{out}')
+    p_saved = c.peek(mem=True)
+    check(p_saved.line == p0.line, f'--save-now changed the hardware:\n  before {p0.line}\n  after  {p_saved.line}')
+    if c.noop:  # it writes no state: let the restore be what fails
+        V.log('(no-op stand-in: no state file to dump)')
+    else:
+        _, out = c.ums(f'--dump {STATE}', expect=0)
+        check(re.search(r'vbe: VESA BIOS [0-9.]+, mode 0x114 \(800x600, 16 bpp', out),
+              f'--dump does not show the saved VESA mode 0x114:\n{out}')
+    _, _, p = c.sleep_and_wake(before)
+    c.expect_off(p, 'after wake')
+    rc, out = c.ums('--no-console-switch --restore-now')
+    c.times['restore_ms'] = c.ms(out)
+    want = p0.with_screen_on()  # the dpms method turns the screen on (SR01 bit 5)
+    c.expect_restored(before, want, rc_check=(rc == 0, f'--restore-now exited {rc}, expected 0:\n{out}'))
 
 
 # Capabilities by number (linux/capability.h), for checking the effective set in the guest.
@@ -539,6 +684,7 @@ CASES = {
     'control': case_control,
     'std': case_std,
     'cirrus': case_cirrus,
+    'ati': case_ati,
     'kms': case_kms,
     'bad-state': case_bad_state,
     'two-cycles': case_two_cycles,
@@ -546,6 +692,9 @@ CASES = {
     'caps': case_caps,
     'efifb': case_efifb,
     'vesafb': case_vesafb,
+    'vesafb-vbe': case_vesafb_vbe,
+    'cirrus-vesafb': case_cirrus_vesafb,
+    'fallback': case_fallback,
 }
 
 
@@ -554,7 +703,9 @@ def main():
     ap.add_argument('case', choices=sorted(CASES))
     ap.add_argument('--umsrestored', required=True)
     ap.add_argument('--vgapeek', required=True)
+    ap.add_argument('--umsrestored-faults', help='umsrestored with a register write corrupted on purpose')
     ap.add_argument('--workdir', required=True)
+    ap.add_argument('--sysconfdir', default='/etc', help='where the umsrestored under test reads umsrestore.conf')
     args = ap.parse_args()
 
     # meson's timeout sends SIGTERM: unwind so that QEMU is killed on the way out.
