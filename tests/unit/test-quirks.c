@@ -422,6 +422,43 @@ static void test_survey_u100(void **state)
         assert_int_equal(second->quirks.n_hits, 0);
 }
 
+/* An on-demand method (vbe) joins the default plan when a quirk asks for it, as if Methods=
+ * named it, and the device's settings say so; without the quirk it stays out. */
+static void test_survey_quirk_adds_vbe(void **state)
+{
+        _cleanup_free_ char *root = machine_root("msi-wind-u100"), *error = NULL;
+        QuirkMethodNames table = survey_method_names();
+        char plan[256];
+
+        (void)state;
+        if (!method_by_name("vbe"))
+                fail_msg("this build's method table has no vbe method");
+        for (int with = 0; with <= 1; with++) {
+                _cleanup_(quirk_db_freep) QuirkDb *db = NULL;
+                _cleanup_(survey_freep) Survey *s = NULL;
+                const SurveyDevice *gfx = NULL;
+
+                assert_int_equal(quirk_db_new(&db), 0);
+                if (with && quirk_db_parse_string(db, "[Post]\nMatchProductName=regex ^U-100$\nVBEPost=yes\n",
+                                                  "t.quirks", false, &table, &error) < 0)
+                        fail_msg("%s", error);
+                assert_int_equal(survey_run(&(SurveyConfig){ .root = root, .pci_source = pci_source_sysfs,
+                                                             .classify_env = { .root = root, .legacy_io = 1 },
+                                                             .console_switch = true, .quirks = db },
+                                            &s),
+                                 0);
+                for (size_t i = 0; i < s->n; i++)
+                        if (streq(s->devices[i].device.slot, "0000:00:02.0"))
+                                gfx = &s->devices[i];
+                assert_non_null(gfx);
+                survey_plan_names(gfx, plan, sizeof(plan));
+                if (with != (strstr(plan, "vbe") != NULL))
+                        fail_msg("%s the quirk, plan is '%s'", with ? "with" : "without", plan);
+                assert_int_equal(gfx->device.settings.vbe_post, with);
+                assert_int_equal(gfx->device.settings.vbe_named, with);
+        }
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -429,6 +466,7 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_match),          cmocka_unit_test(test_resolve),
                 cmocka_unit_test(test_shipped),        cmocka_unit_test(test_local_override),
                 cmocka_unit_test(test_dmi_read),       cmocka_unit_test(test_survey_u100),
+                cmocka_unit_test(test_survey_quirk_adds_vbe),
         };
 
         if (argc < 2) {
