@@ -518,6 +518,8 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
         }
         result->n_managed = survey->n_managed;
         result->n_unusable = survey->n_unusable;
+        if (op == ENGINE_SAVE)
+                sleep_flags_apply(c->survey.root, c->rundir, survey->acpi_video_flags, &result->sleep_flags);
 
         for (size_t i = 0; i < survey->n; i++) {
                 const SurveyDevice *sd = &survey->devices[i];
@@ -558,6 +560,8 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                 if (op != ENGINE_ROLLBACK)
                         (void)record_result(c, op, res);
         }
+        if (op != ENGINE_SAVE) /* after the devices: the kernel's flag is for the next wake */
+                sleep_flags_reset(c->survey.root, c->rundir, &result->sleep_flags);
 
         *ret = TAKE_PTR(result);
         return 0;

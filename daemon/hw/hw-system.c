@@ -162,3 +162,41 @@ int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
                 return negative_errno();
         return n == len ? 0 : -EIO;
 }
+
+#define ACPI_VIDEO_FLAGS "/proc/sys/kernel/acpi_video_flags"
+
+int hw_system_acpi_video_flags_read(const char *root, unsigned *ret)
+{
+        uint32_t v;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        r = sysfs_read_u32(root, ACPI_VIDEO_FLAGS, &v);
+        if (r < 0)
+                return r;
+        *ret = v;
+        return 0;
+}
+
+int hw_system_acpi_video_flags_write(const char *root, unsigned flags)
+{
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char value[16];
+        ssize_t n;
+        int len, r;
+
+        r = sysfs_path(root, ACPI_VIDEO_FLAGS, &path);
+        if (r < 0)
+                return r;
+        /* O_TRUNC for a fake root's regular file; the sysctl ignores it. */
+        fd = open_regular_at(AT_FDCWD, path, O_WRONLY | O_TRUNC, 0);
+        if (fd < 0)
+                return fd;
+        len = snprintf(value, sizeof(value), "%u\n", flags);
+        n = write(fd, value, (size_t)len);
+        if (n < 0)
+                return negative_errno();
+        return n == len ? 0 : -EIO;
+}

@@ -22,6 +22,7 @@ LAYERS = [
     ["quirks"],
     ["quirks-match"],
     ["survey"],
+    ["sleep-flags"],
     ["engine"],
     ["status", "pass"],
     ["manager"],
