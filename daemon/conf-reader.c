@@ -18,8 +18,7 @@
 #define QUOTE_MAX 60 /* characters of a bad line quoted in an error */
 #define UTF8_BOM "\xef\xbb\xbf"
 
-static int reader_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int reader_error(char **ret_error, const char *fmt, ...)
+int conf_reader_error(char **ret_error, const char *fmt, ...)
 {
         va_list ap;
         int n;
@@ -92,13 +91,13 @@ static int section_line(char *line, ConfLine *ret, char **ret_error)
         char *close = strchr(line, ']'), *rest;
 
         if (!close)
-                return reader_error(ret_error, "invalid section header '%.*s%s' (expected [Name])", QUOTE_MAX,
-                                    line, strlen(line) > QUOTE_MAX ? "..." : "");
+                return conf_reader_error(ret_error, "invalid section header '%.*s%s' (expected [Name])",
+                                         QUOTE_MAX, line, strlen(line) > QUOTE_MAX ? "..." : "");
         *close = '\0';
         rest = strip(close + 1);
         if (*rest)
-                return reader_error(ret_error, "unexpected text after [%s]: '%s'%s", line + 1, rest,
-                                    is_comment_char(*rest) ? " (comments go on their own line)" : "");
+                return conf_reader_error(ret_error, "unexpected text after [%s]: '%s'%s", line + 1, rest,
+                                         is_comment_char(*rest) ? " (comments go on their own line)" : "");
         ret->type = CONF_LINE_SECTION;
         ret->section = line + 1;
         return 1;
@@ -110,9 +109,9 @@ static int assignment_line(char *line, bool raw, ConfLine *ret, char **ret_error
         size_t bad;
 
         if (!eq)
-                return reader_error(ret_error,
-                                    "expected 'Key=Value', a [Section] header or a comment, got '%.*s%s'",
-                                    QUOTE_MAX, line, strlen(line) > QUOTE_MAX ? "..." : "");
+                return conf_reader_error(
+                        ret_error, "expected 'Key=Value', a [Section] header or a comment, got '%.*s%s'",
+                        QUOTE_MAX, line, strlen(line) > QUOTE_MAX ? "..." : "");
         *eq = '\0';
         value = strip(eq + 1);
         line = strip(line);
@@ -121,9 +120,9 @@ static int assignment_line(char *line, bool raw, ConfLine *ret, char **ret_error
          * quietly mean "vga". */
         bad = strcspn(value, "#;");
         if (!raw && line[0] && value[bad])
-                return reader_error(ret_error,
-                                    "unexpected '%c' in the value of %s= (comments go on their own line)",
-                                    value[bad], line);
+                return conf_reader_error(
+                        ret_error, "unexpected '%c' in the value of %s= (comments go on their own line)",
+                        value[bad], line);
         ret->type = CONF_LINE_ASSIGNMENT;
         ret->key = line;
         ret->value = value;
@@ -137,7 +136,8 @@ int conf_reader_next(ConfReader *r, ConfLine *ret, char **ret_error)
                 int len = next_line(r);
 
                 if (len < 0)
-                        return reader_error(ret_error, "line is longer than %zu characters", r->line_max);
+                        return conf_reader_error(ret_error, "line is longer than %zu characters",
+                                                 r->line_max);
                 if (len == 0 || is_comment_char(r->buf[0]))
                         continue;
                 *ret = (ConfLine){ .number = r->number };

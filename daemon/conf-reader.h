@@ -43,3 +43,7 @@ void conf_reader_init_raw(ConfReader *r, const char *text);
  * *ret_error set to a malloc'ed message without "NAME:LINE: " (r->number is the line), or
  * -ENOMEM (*ret_error NULL). */
 int conf_reader_next(ConfReader *r, ConfLine *ret, char **ret_error);
+
+/* Sets *ret_error to the malloc'ed message and returns -EINVAL (-ENOMEM, *ret_error NULL,
+ * when it cannot): the one error shape of the configuration and quirk file readers. */
+int conf_reader_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);

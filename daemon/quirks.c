@@ -94,22 +94,6 @@ void quirk_section_format_attr(const QuirkSection *s, QuirkAttr a, char *buf, si
         }
 }
 
-static int quirk_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int quirk_error(char **ret_error, const char *fmt, ...)
-{
-        va_list ap;
-        int n;
-
-        va_start(ap, fmt);
-        n = vasprintf(ret_error, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-                *ret_error = NULL;
-                return -ENOMEM;
-        }
-        return -EINVAL;
-}
-
 static void section_done(QuirkSection *s)
 {
         for (size_t i = 0; i < s->n_matches; i++) {
@@ -175,11 +159,15 @@ static int parse_dmi_pattern(QuirkMatch *m, const char *value, char **ret_error)
                 if (strlen(op_names[op]) == n && strncmp(value, op_names[op], n) == 0)
                         m->op = op;
         if (m->op == _QUIRK_OP_MAX)
-                return quirk_error(ret_error, "unknown operator '%.*s' in %s= (expected one of regex, regex-icase, "
-                                              "not-regex, eq, ne, lt, le, gt, ge, then a space and the value)%s",
-                                   (int)n, value, m->key, suggestion(value, n, op_names, _QUIRK_OP_MAX, hint, sizeof(hint)));
+                return conf_reader_error(
+                        ret_error,
+                        "unknown operator '%.*s' in %s= (expected one of regex, regex-icase, "
+                        "not-regex, eq, ne, lt, le, gt, ge, then a space and the value)%s",
+                        (int)n, value, m->key,
+                        suggestion(value, n, op_names, _QUIRK_OP_MAX, hint, sizeof(hint)));
         if (pattern[0] == '\0')
-                return quirk_error(ret_error, "%s=%s has no value after the operator", m->key, op_names[m->op]);
+                return conf_reader_error(ret_error, "%s=%s has no value after the operator", m->key,
+                                         op_names[m->op]);
         m->pattern = strdup(pattern);
         if (!m->pattern)
                 return -ENOMEM;
@@ -192,7 +180,8 @@ static int parse_dmi_pattern(QuirkMatch *m, const char *value, char **ret_error)
                 char why[128];
 
                 regerror(r, &m->regex, why, sizeof(why));
-                return quirk_error(ret_error, "invalid regular expression '%s' in %s=: %s", m->pattern, m->key, why);
+                return conf_reader_error(ret_error, "invalid regular expression '%s' in %s=: %s", m->pattern,
+                                         m->key, why);
         }
         m->has_regex = true;
         return 0;
@@ -241,8 +230,11 @@ static int parse_pci_id(QuirkMatch *m, const char *value, char **ret_error)
                 p++;
         }
         if (*p || (n_fields != 2 && n_fields != 4))
-                return quirk_error(ret_error, "invalid %s=%s (expected VENDOR:DEVICE or VENDOR:DEVICE:SUBVENDOR:SUBDEVICE, "
-                                              "four hex digits or '*' each, e.g. 8086:27ae)", m->key, value);
+                return conf_reader_error(
+                        ret_error,
+                        "invalid %s=%s (expected VENDOR:DEVICE or VENDOR:DEVICE:SUBVENDOR:SUBDEVICE, "
+                        "four hex digits or '*' each, e.g. 8086:27ae)",
+                        m->key, value);
         m->pattern = strdup(value);
         return m->pattern ? 0 : -ENOMEM;
 }
@@ -252,8 +244,10 @@ static int parse_match(QuirkMatch *m, const char *value, char **ret_error)
         switch (m->kind) {
         case QUIRK_MATCH_MODALIAS:
                 if (strncmp(value, "dmi:", 4) != 0)
-                        return quirk_error(ret_error, "%s=%s does not start with 'dmi:' (a glob over "
-                                                      "/sys/class/dmi/id/modalias, e.g. dmi:*:svnLENOVO:*)", m->key, value);
+                        return conf_reader_error(ret_error,
+                                                 "%s=%s does not start with 'dmi:' (a glob over "
+                                                 "/sys/class/dmi/id/modalias, e.g. dmi:*:svnLENOVO:*)",
+                                                 m->key, value);
                 break;
         case QUIRK_MATCH_DMI:
                 return parse_dmi_pattern(m, value, ret_error);
@@ -261,7 +255,9 @@ static int parse_match(QuirkMatch *m, const char *value, char **ret_error)
                 return parse_pci_id(m, value, ret_error);
         case QUIRK_MATCH_DRIVER:
                 if (value[0] == '\0' || value[strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")])
-                        return quirk_error(ret_error, "invalid %s=%s (a kernel driver name such as i915)", m->key, value);
+                        return conf_reader_error(ret_error,
+                                                 "invalid %s=%s (a kernel driver name such as i915)", m->key,
+                                                 value);
                 break;
         }
         m->pattern = strdup(value);
@@ -284,19 +280,23 @@ static int parse_methods(QuirkSection *s, QuirkAttr a, const char *value, const 
                         if (methods->names[i] && strlen(methods->names[i]) == n && strncmp(methods->names[i], p, n) == 0)
                                 found = methods->names[i];
                 if (!found)
-                        return quirk_error(ret_error, "unknown method '%.*s' in %s=%s", (int)n, p, attr_keys[a],
-                                           suggestion(p, n, methods->names, methods->n, hint, sizeof(hint)));
+                        return conf_reader_error(
+                                ret_error, "unknown method '%.*s' in %s=%s", (int)n, p, attr_keys[a],
+                                suggestion(p, n, methods->names, methods->n, hint, sizeof(hint)));
                 for (size_t i = 0; i < *n_list; i++)
                         if (list[i] == found)
-                                return quirk_error(ret_error, "method '%s' is listed twice in %s=", found, attr_keys[a]);
+                                return conf_reader_error(ret_error,
+                                                         "method '%s' is listed twice in %s=", found,
+                                                         attr_keys[a]);
                 if (*n_list >= QUIRK_METHODS_MAX)
-                        return quirk_error(ret_error, "%s= lists more than %d methods", attr_keys[a], QUIRK_METHODS_MAX);
+                        return conf_reader_error(ret_error, "%s= lists more than %d methods", attr_keys[a],
+                                                 QUIRK_METHODS_MAX);
                 list[(*n_list)++] = found;
                 p += n;
                 p += strspn(p, " \t");
         }
         if (*n_list == 0)
-                return quirk_error(ret_error, "%s= is empty (name at least one method)", attr_keys[a]);
+                return conf_reader_error(ret_error, "%s= is empty (name at least one method)", attr_keys[a]);
         return 0;
 }
 
@@ -316,9 +316,11 @@ static int parse_attr(QuirkSection *s, QuirkAttr a, const char *value, const Qui
                                 s->values[a] = (int)i;
                                 return 0;
                         }
-                return quirk_error(ret_error, "invalid ACPIVideoFlags=%s (expected none, s3_bios, s3_mode or both)%s",
-                                   value, suggestion(value, strlen(value), acpi_flag_names, ELEMENTSOF(acpi_flag_names),
-                                                     hint, sizeof(hint)));
+                return conf_reader_error(
+                        ret_error, "invalid ACPIVideoFlags=%s (expected none, s3_bios, s3_mode or both)%s",
+                        value,
+                        suggestion(value, strlen(value), acpi_flag_names, ELEMENTSOF(acpi_flag_names), hint,
+                                   sizeof(hint)));
         default:
                 r = conf_parse_boolean(attr_keys[a], value, ret_error);
                 if (r < 0)
@@ -353,10 +355,12 @@ static int section_close(QuirkParse *p, char **ret_error)
         if (!s)
                 return 0;
         if (s->n_matches == 0)
-                return quirk_error(ret_error, "%s:%u: section [%s] has no Match* key: it would apply to every machine",
-                                   p->name, s->line, s->name);
+                return conf_reader_error(
+                        ret_error, "%s:%u: section [%s] has no Match* key: it would apply to every machine",
+                        p->name, s->line, s->name);
         if (!section_has_attrs(s))
-                return quirk_error(ret_error, "%s:%u: section [%s] sets no attribute", p->name, s->line, s->name);
+                return conf_reader_error(ret_error, "%s:%u: section [%s] sets no attribute", p->name,
+                                         s->line, s->name);
         return 0;
 }
 
@@ -370,8 +374,9 @@ static int section_open(QuirkParse *p, const ConfLine *l, char **ret_error)
         if (r < 0)
                 return r;
         if (l->section[0] == '\0')
-                return quirk_error(ret_error, "%s:%u: empty section name (name the machine: [Vendor Model])", p->name,
-                                   l->number);
+                return conf_reader_error(ret_error,
+                                         "%s:%u: empty section name (name the machine: [Vendor Model])",
+                                         p->name, l->number);
         grown = realloc(db->sections, (db->n_sections + 1) * sizeof(QuirkSection));
         if (!grown)
                 return -ENOMEM;
@@ -395,8 +400,9 @@ static int assignment(QuirkParse *p, const ConfLine *l, char **ret_error)
         int r;
 
         if (!s)
-                return quirk_error(ret_error, "%s:%u: %s= outside a section (start one with [Vendor Model])", p->name,
-                                   l->number, l->key);
+                return conf_reader_error(ret_error,
+                                         "%s:%u: %s= outside a section (start one with [Vendor Model])",
+                                         p->name, l->number, l->key);
         for (size_t i = 0; i < ELEMENTSOF(match_keys); i++) {
                 QuirkMatch *grown, *m;
 
@@ -404,12 +410,15 @@ static int assignment(QuirkParse *p, const ConfLine *l, char **ret_error)
                 if (!streq(l->key, match_keys[i].key))
                         continue;
                 if (section_has_attrs(s))
-                        return quirk_error(ret_error, "%s:%u: %s= after an attribute in [%s] (Match* keys come first)",
-                                           p->name, l->number, l->key, s->name);
+                        return conf_reader_error(
+                                ret_error, "%s:%u: %s= after an attribute in [%s] (Match* keys come first)",
+                                p->name, l->number, l->key, s->name);
                 for (size_t j = 0; j < s->n_matches; j++)
                         if (streq(s->matches[j].key, l->key) && match_keys[i].kind != QUIRK_MATCH_DMI)
-                                return quirk_error(ret_error, "%s:%u: duplicate key '%s' in [%s] (first set at line %u)",
-                                                   p->name, l->number, l->key, s->name, s->matches[j].line);
+                                return conf_reader_error(
+                                        ret_error,
+                                        "%s:%u: duplicate key '%s' in [%s] (first set at line %u)", p->name,
+                                        l->number, l->key, s->name, s->matches[j].line);
                 grown = realloc(s->matches, (s->n_matches + 1) * sizeof(QuirkMatch));
                 if (!grown)
                         return -ENOMEM;
@@ -419,7 +428,7 @@ static int assignment(QuirkParse *p, const ConfLine *l, char **ret_error)
                                    .field = match_keys[i].field };
                 r = parse_match(m, l->value, &error);
                 if (r == -EINVAL)
-                        return quirk_error(ret_error, "%s:%u: %s", p->name, l->number, error);
+                        return conf_reader_error(ret_error, "%s:%u: %s", p->name, l->number, error);
                 return r;
         }
         for (QuirkAttr a = 0; a < _QUIRK_ATTR_MAX; a++) {
@@ -427,16 +436,19 @@ static int assignment(QuirkParse *p, const ConfLine *l, char **ret_error)
                 if (!streq(l->key, attr_keys[a]))
                         continue;
                 if (s->attr_lines[a])
-                        return quirk_error(ret_error, "%s:%u: duplicate key '%s' in [%s] (first set at line %u)",
-                                           p->name, l->number, l->key, s->name, s->attr_lines[a]);
+                        return conf_reader_error(ret_error,
+                                                 "%s:%u: duplicate key '%s' in [%s] (first set at line %u)",
+                                                 p->name, l->number, l->key, s->name, s->attr_lines[a]);
                 s->attr_lines[a] = l->number;
                 r = parse_attr(s, a, l->value, p->methods, &error);
                 if (r == -EINVAL)
-                        return quirk_error(ret_error, "%s:%u: %s", p->name, l->number, error ? error : "invalid value");
+                        return conf_reader_error(ret_error, "%s:%u: %s", p->name, l->number,
+                                                 error ? error : "invalid value");
                 return r;
         }
-        return quirk_error(ret_error, "%s:%u: unknown key '%s' in [%s]%s", p->name, l->number, l->key, s->name,
-                           suggestion(l->key, strlen(l->key), known, n_known, hint, sizeof(hint)));
+        return conf_reader_error(ret_error, "%s:%u: unknown key '%s' in [%s]%s", p->name, l->number, l->key,
+                                 s->name,
+                                 suggestion(l->key, strlen(l->key), known, n_known, hint, sizeof(hint)));
 }
 
 int quirk_db_parse_string(QuirkDb *db, const char *text, const char *name, bool local,
@@ -455,7 +467,7 @@ int quirk_db_parse_string(QuirkDb *db, const char *text, const char *name, bool 
 
                 r = conf_reader_next(&reader, &line, &error);
                 if (r == -EINVAL)
-                        r = quirk_error(ret_error, "%s:%u: %s", name, reader.number, error);
+                        r = conf_reader_error(ret_error, "%s:%u: %s", name, reader.number, error);
                 if (r <= 0)
                         break;
                 if (line.type == CONF_LINE_SECTION)
@@ -499,7 +511,7 @@ int quirk_db_load_dir(QuirkDb *db, const char *dir, bool local, const QuirkMetho
                 r = negative_errno();
                 if (r == -ENOENT)
                         return 0;
-                return quirk_error(ret_error, "%s: cannot read directory: %s", dir, STRERROR(r)), r;
+                return conf_reader_error(ret_error, "%s: cannot read directory: %s", dir, STRERROR(r)), r;
         }
         for (int i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL, *text = NULL;

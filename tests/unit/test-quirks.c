@@ -380,6 +380,19 @@ static void test_dmi_read(void **state)
         assert_string_equal(dmi.fields[DMI_SYS_VENDOR], "");
 }
 
+/* The survey of the fake machine at root with the quirk database db. */
+static Survey *survey_machine(const char *root, const QuirkDb *db)
+{
+        Survey *s = NULL;
+
+        assert_int_equal(survey_run(&(SurveyConfig){ .root = root, .pci_source = pci_source_sysfs,
+                                                     .classify_env = { .root = root, .legacy_io = 1 },
+                                                     .console_switch = true, .quirks = db },
+                                    &s),
+                         0);
+        return s;
+}
+
 /* The seed machine through the survey with the shipped set: the U100 entry applies to the
  * 945GSE (and not to its second function), the plan holds intel. */
 static void test_survey_u100(void **state)
@@ -396,11 +409,7 @@ static void test_survey_u100(void **state)
         assert_int_equal(quirk_db_new(&db), 0);
         if (quirk_db_load_dir(db, dir, false, &table, &error) < 0)
                 fail_msg("%s", error);
-        assert_int_equal(survey_run(&(SurveyConfig){ .root = root, .pci_source = pci_source_sysfs,
-                                                     .classify_env = { .root = root, .legacy_io = 1 },
-                                                     .console_switch = true, .quirks = db },
-                                    &s),
-                         0);
+        s = survey_machine(root, db);
         for (size_t i = 0; i < s->n; i++) {
                 if (streq(s->devices[i].device.slot, "0000:00:02.0"))
                         gfx = &s->devices[i];
@@ -442,11 +451,7 @@ static void test_survey_quirk_adds_vbe(void **state)
                 if (with && quirk_db_parse_string(db, "[Post]\nMatchProductName=regex ^U-100$\nVBEPost=yes\n",
                                                   "t.quirks", false, &table, &error) < 0)
                         fail_msg("%s", error);
-                assert_int_equal(survey_run(&(SurveyConfig){ .root = root, .pci_source = pci_source_sysfs,
-                                                             .classify_env = { .root = root, .legacy_io = 1 },
-                                                             .console_switch = true, .quirks = db },
-                                            &s),
-                                 0);
+                s = survey_machine(root, db);
                 for (size_t i = 0; i < s->n; i++)
                         if (streq(s->devices[i].device.slot, "0000:00:02.0"))
                                 gfx = &s->devices[i];
