@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "dmi.h"
+#include "methods/vbe-emu.h"
 #include "quirks-match.h"
 #include "quirks.h"
 #include "survey.h"
@@ -432,7 +433,8 @@ static void test_survey_u100(void **state)
 }
 
 /* An on-demand method (vbe) joins the default plan when a quirk asks for it, as if Methods=
- * named it, and the device's settings say so; without the quirk it stays out. */
+ * named it (where the build can run it), and the device's settings say so; without the
+ * quirk it stays out. */
 static void test_survey_quirk_adds_vbe(void **state)
 {
         _cleanup_free_ char *root = machine_root("msi-wind-u100"), *error = NULL;
@@ -457,8 +459,10 @@ static void test_survey_quirk_adds_vbe(void **state)
                                 gfx = &s->devices[i];
                 assert_non_null(gfx);
                 survey_plan_names(gfx, plan, sizeof(plan));
-                if (with != (strstr(plan, "vbe") != NULL))
-                        fail_msg("%s the quirk, plan is '%s'", with ? "with" : "without", plan);
+                /* A build without libx86emu has the method but it applies nowhere. */
+                if ((with && vbe_emu_available()) != (strstr(plan, "vbe") != NULL))
+                        fail_msg("%s the quirk (emulator %s), plan is '%s'", with ? "with" : "without",
+                                 vbe_emu_available() ? "built" : "not built", plan);
                 assert_int_equal(gfx->device.settings.vbe_post, with);
                 assert_int_equal(gfx->device.settings.vbe_named, with);
         }
