@@ -22,10 +22,19 @@ typedef struct CliSetup {
         char *state_dir;
         Config *config;
         RunDir *rundir;
+        QuirkDb *quirks;
+        const char *quirks_dir;   /* the shipped set */
+        char *quirks_local_dir;   /* the administrator's overrides */
+        char *quirks_error;       /* why the shipped set is not used, or NULL */
+        char *quirks_local_error; /* why the local overrides are not used, or NULL */
 } CliSetup;
 
 static void cli_setup_done(CliSetup *s)
 {
+        s->quirks = quirk_db_free(s->quirks);
+        s->quirks_local_dir = mfree(s->quirks_local_dir);
+        s->quirks_error = mfree(s->quirks_error);
+        s->quirks_local_error = mfree(s->quirks_local_error);
         s->state_dir = mfree(s->state_dir);
         s->config = config_free(s->config);
         s->rundir = rundir_free(s->rundir);
@@ -36,6 +45,38 @@ typedef enum RunDirNeed {
         RUNDIR_IF_THERE, /* --status: read what is there, create nothing */
         RUNDIR_CREATE,   /* passes and the daemon */
 } RunDirNeed;
+
+/* The quirk database: the shipped set, then the local overrides. A broken local file is
+ * named and every local file ignored; a broken shipped set is named and no quirk applies
+ * (the built-in defaults are the safe ones). Only -ENOMEM fails. */
+static int cli_load_quirks(const ActionArgs *a, CliSetup *s)
+{
+        QuirkMethodNames names = survey_method_names();
+        int r;
+
+        s->quirks_dir = a->quirks_dir ? a->quirks_dir : UMSRESTORE_QUIRKSDIR;
+        r = quirk_local_dir(s->engine.survey.root, &s->quirks_local_dir);
+        if (r < 0)
+                return r;
+        r = quirk_db_load(s->engine.survey.root, s->quirks_dir, &names, &s->quirks, &s->quirks_error,
+                          &s->quirks_local_error);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                if (!s->quirks_error && asprintf(&s->quirks_error, "%s: %s", s->quirks_dir, STRERROR(r)) < 0)
+                        return -ENOMEM;
+                log_error("%s", s->quirks_error);
+                log_error("The shipped quirk database in '%s' is broken: no quirk applies, the built-in defaults do. "
+                          "Reinstall umsrestore or report this.", s->quirks_dir);
+        }
+        if (s->quirks_local_error) {
+                log_error("%s", s->quirks_local_error);
+                log_error("Ignoring every local quirk file in '%s' until this is fixed; the shipped quirks apply. "
+                          "'umsrestored --check-config' checks them.", s->quirks_local_dir);
+        }
+        s->engine.survey.quirks = s->quirks;
+        return 0;
+}
 
 /* Returns 0, or the exit code to leave with (after logging why). */
 static int cli_setup(const ActionArgs *a, RunDirNeed need, CliSetup *s)
@@ -77,6 +118,9 @@ static int cli_setup(const ActionArgs *a, RunDirNeed need, CliSetup *s)
         c->survey.config = s->config;
         if (!a->log_level_set)
                 log_set_max_level(s->config->log_level);
+        r = cli_load_quirks(a, s);
+        if (r < 0)
+                return log_error_errno(r, "Out of memory."), UMS_EXIT_FAILURE;
 
         if (need == RUNDIR_NONE)
                 return 0;
@@ -145,6 +189,7 @@ static int status_collect(const ActionArgs *a, const CliSetup *s, StatusCollect 
                 c->info.n_devices++;
         }
         c->info.devices = c->devices;
+        c->info.survey = c->survey;
         c->info.blocker = classify_machine_blocker(&s->engine.survey.classify_env, c->blocker, sizeof(c->blocker));
         classify_console(s->engine.survey.root, c->console, sizeof(c->console));
         c->info.console = c->console;
@@ -311,7 +356,43 @@ int action_check_config(const ActionArgs *a)
         if (r < 0)
                 return log_error_errno(r, "Failed to format the configuration: %s", STRERROR(r)), UMS_EXIT_FAILURE;
         printf("# Effective configuration (umsrestore.conf and drop-ins):\n%s", buffer_str(&out));
+        if (s.quirks_error || s.quirks_local_error)
+                return UMS_EXIT_CONFIG;
+        printf("# Quirk database: %zu sections in %zu files ('%s', %zu local in '%s'): OK\n", s.quirks->n_sections,
+               s.quirks->n_files, s.quirks_dir, s.quirks->n_local_files, s.quirks_local_dir);
         return UMS_EXIT_OK;
+}
+
+int action_quirks(const ActionArgs *a)
+{
+        _cleanup_(cli_setup_done) CliSetup s = { 0 };
+        _cleanup_(survey_freep) Survey *survey = NULL;
+        _cleanup_(buffer_done) Buffer out = { 0 };
+        QuirksInfo info;
+        int r;
+
+        r = cli_setup(a, RUNDIR_NONE, &s);
+        if (r != 0)
+                return r;
+        r = survey_run(&s.engine.survey, &survey);
+        if (r < 0) {
+                log_error_errno(r, "Failed to list PCI display devices: %s. Is /sys mounted?", STRERROR(r));
+                return UMS_EXIT_FAILURE;
+        }
+        info = (QuirksInfo){
+                .survey = survey,
+                .db = s.quirks,
+                .shipped_dir = s.quirks_dir,
+                .local_dir = s.quirks_local_dir,
+                .shipped_error = s.quirks_error,
+                .local_error = s.quirks_local_error,
+        };
+        if (a->json)
+                status_format_quirks_json(&info, &out);
+        else
+                status_format_quirks_text(&info, &out);
+        fputs(buffer_str(&out), stdout);
+        return s.quirks_error || s.quirks_local_error ? UMS_EXIT_CONFIG : UMS_EXIT_OK;
 }
 
 int action_daemon(const ActionArgs *a)

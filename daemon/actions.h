@@ -11,6 +11,7 @@ typedef struct ActionArgs {
         const char *device;      /* --device SLOT, or NULL for all managed devices */
         const char *dump_file;   /* --dump FILE */
         const char *config_file; /* --config FILE, or NULL for the default search path */
+        const char *quirks_dir;  /* --quirks-dir DIR, or NULL for the installed database */
         const char *root;        /* --root DIR (test/inspection prefix for sysfs and procfs), or NULL */
         bool json;               /* --json */
         bool no_console_switch;  /* --no-console-switch */
@@ -30,4 +31,5 @@ int action_test_restore(const ActionArgs *a);
 int action_report(const ActionArgs *a);
 int action_dump(const ActionArgs *a);
 int action_check_config(const ActionArgs *a);
+int action_quirks(const ActionArgs *a);
 int action_daemon(const ActionArgs *a);

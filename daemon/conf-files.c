@@ -170,16 +170,16 @@ static int read_text(int fd, char **ret)
         return 0;
 }
 
-static int load_file(const char *path, Config *c, bool missing_ok, char **ret_error)
+int config_read_text(const char *path, bool missing_ok, char **ret_text, char **ret_error)
 {
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *text = NULL;
         int r;
 
+        *ret_text = NULL;
         r = open_config_file(path, missing_ok, &fd, ret_error);
         if (r < 0 || fd < 0)
                 return r;
-        r = read_text(TAKE_FD(fd), &text);
+        r = read_text(TAKE_FD(fd), ret_text);
         if (r == -ENOMEM)
                 return conf_error(ret_error, r, NULL);
         if (r == -EFBIG)
@@ -188,6 +188,17 @@ static int load_file(const char *path, Config *c, bool missing_ok, char **ret_er
                 return conf_error(ret_error, r, "%s: not a text file (it contains a NUL byte)", path);
         if (r < 0)
                 return conf_error(ret_error, r, "%s: cannot read: %s", path, STRERROR(r));
+        return 0;
+}
+
+static int load_file(const char *path, Config *c, bool missing_ok, char **ret_error)
+{
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = config_read_text(path, missing_ok, &text, ret_error);
+        if (r < 0 || !text)
+                return r;
         return config_parse_string(text, path, c, ret_error);
 }
 

@@ -114,13 +114,17 @@ static int general_set(Config *c, GeneralKey k, const char *value, char **ret_er
                 return conf_parse_methods(key, value, c->methods, &c->n_methods, ret_error);
         case GENERAL_CONSOLE_SWITCH:
                 r = reset ? config_defaults.console_switch : conf_parse_boolean(key, value, ret_error);
-                if (r >= 0)
+                if (r >= 0) {
                         c->console_switch = r;
+                        c->console_switch_set = !reset;
+                }
                 return r;
         case GENERAL_VBE_POST:
                 r = reset ? config_defaults.vbe_post : conf_parse_boolean(key, value, ret_error);
-                if (r >= 0)
+                if (r >= 0) {
                         c->vbe_post = r;
+                        c->vbe_post_set = !reset;
+                }
                 return r;
         case GENERAL_SAVE_DEADLINE:
                 if (reset)

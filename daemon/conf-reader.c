@@ -18,8 +18,7 @@
 #define QUOTE_MAX 60 /* characters of a bad line quoted in an error */
 #define UTF8_BOM "\xef\xbb\xbf"
 
-static int reader_error(char **ret_error, const char *fmt, ...) _printf_(2, 3);
-static int reader_error(char **ret_error, const char *fmt, ...)
+int conf_reader_error(char **ret_error, const char *fmt, ...)
 {
         va_list ap;
         int n;
@@ -53,7 +52,12 @@ static char *strip(char *s)
 
 void conf_reader_init(ConfReader *r, const char *text)
 {
-        *r = (ConfReader){ .next = text };
+        *r = (ConfReader){ .next = text, .line_max = CONF_LINE_MAX };
+}
+
+void conf_reader_init_raw(ConfReader *r, const char *text)
+{
+        *r = (ConfReader){ .next = text, .line_max = CONF_RAW_LINE_MAX, .raw = true };
 }
 
 /* Copies the next line, without its newline and surrounding whitespace, into r->buf.
@@ -75,7 +79,7 @@ static int next_line(ConfReader *r)
         }
         while (len > 0 && isspace((unsigned char)p[len - 1]))
                 len--;
-        if (len > CONF_LINE_MAX)
+        if (len > r->line_max)
                 return -1;
         memcpy(r->buf, p, len);
         r->buf[len] = '\0';
@@ -87,27 +91,27 @@ static int section_line(char *line, ConfLine *ret, char **ret_error)
         char *close = strchr(line, ']'), *rest;
 
         if (!close)
-                return reader_error(ret_error, "invalid section header '%.*s%s' (expected [Name])", QUOTE_MAX,
-                                    line, strlen(line) > QUOTE_MAX ? "..." : "");
+                return conf_reader_error(ret_error, "invalid section header '%.*s%s' (expected [Name])",
+                                         QUOTE_MAX, line, strlen(line) > QUOTE_MAX ? "..." : "");
         *close = '\0';
         rest = strip(close + 1);
         if (*rest)
-                return reader_error(ret_error, "unexpected text after [%s]: '%s'%s", line + 1, rest,
-                                    is_comment_char(*rest) ? " (comments go on their own line)" : "");
+                return conf_reader_error(ret_error, "unexpected text after [%s]: '%s'%s", line + 1, rest,
+                                         is_comment_char(*rest) ? " (comments go on their own line)" : "");
         ret->type = CONF_LINE_SECTION;
         ret->section = line + 1;
         return 1;
 }
 
-static int assignment_line(char *line, ConfLine *ret, char **ret_error)
+static int assignment_line(char *line, bool raw, ConfLine *ret, char **ret_error)
 {
         char *eq = strchr(line, '='), *value;
         size_t bad;
 
         if (!eq)
-                return reader_error(ret_error,
-                                    "expected 'Key=Value', a [Section] header or a comment, got '%.*s%s'",
-                                    QUOTE_MAX, line, strlen(line) > QUOTE_MAX ? "..." : "");
+                return conf_reader_error(
+                        ret_error, "expected 'Key=Value', a [Section] header or a comment, got '%.*s%s'",
+                        QUOTE_MAX, line, strlen(line) > QUOTE_MAX ? "..." : "");
         *eq = '\0';
         value = strip(eq + 1);
         line = strip(line);
@@ -115,10 +119,10 @@ static int assignment_line(char *line, ConfLine *ret, char **ret_error)
          * than guessed at: no value has a use for them, and "vga ; pci-config" must not
          * quietly mean "vga". */
         bad = strcspn(value, "#;");
-        if (line[0] && value[bad])
-                return reader_error(ret_error,
-                                    "unexpected '%c' in the value of %s= (comments go on their own line)",
-                                    value[bad], line);
+        if (!raw && line[0] && value[bad])
+                return conf_reader_error(
+                        ret_error, "unexpected '%c' in the value of %s= (comments go on their own line)",
+                        value[bad], line);
         ret->type = CONF_LINE_ASSIGNMENT;
         ret->key = line;
         ret->value = value;
@@ -132,13 +136,14 @@ int conf_reader_next(ConfReader *r, ConfLine *ret, char **ret_error)
                 int len = next_line(r);
 
                 if (len < 0)
-                        return reader_error(ret_error, "line is longer than %d characters", CONF_LINE_MAX);
+                        return conf_reader_error(ret_error, "line is longer than %zu characters",
+                                                 r->line_max);
                 if (len == 0 || is_comment_char(r->buf[0]))
                         continue;
                 *ret = (ConfLine){ .number = r->number };
                 if (r->buf[0] == '[')
                         return section_line(r->buf, ret, ret_error);
-                return assignment_line(r->buf, ret, ret_error);
+                return assignment_line(r->buf, r->raw, ret, ret_error);
         }
         return 0;
 }

@@ -124,6 +124,16 @@ bool config_device_managed(const Config *c, const DisplayDevice *d)
         return true;
 }
 
+int config_device_vbe_post_setting(const Config *c, const DisplayDevice *d)
+{
+        for (int by_id = 0; by_id <= 1; by_id++) {
+                const ConfigDevice *s = config_device_section(c, d, by_id);
+                if (s && s->vbe_post >= 0)
+                        return s->vbe_post > 0;
+        }
+        return c->vbe_post_set ? c->vbe_post : -1;
+}
+
 bool config_device_vbe_post(const Config *c, const DisplayDevice *d)
 {
         for (int by_id = 0; by_id <= 1; by_id++) {
@@ -199,7 +209,8 @@ int config_format(const Config *c, Buffer *out)
                 r = format_methods(out, g[GENERAL_METHODS], c->methods, c->n_methods);
         if (r >= 0)
                 r = buffer_printf(out, "%s=%s\n%s=%s\n%s=%s\n%s=%s\n", g[GENERAL_CONSOLE_SWITCH],
-                                  yes_no(c->console_switch), g[GENERAL_VBE_POST], yes_no(c->vbe_post),
+                                  c->console_switch_set ? yes_no(c->console_switch) : "", g[GENERAL_VBE_POST],
+                                  c->vbe_post_set ? yes_no(c->vbe_post) : "",
                                   g[GENERAL_SAVE_DEADLINE], deadline, g[GENERAL_MANUAL_DEADLINE], manual);
         if (r >= 0)
                 r = format_device_list(out, g[GENERAL_INCLUDE], c->include, c->n_include);

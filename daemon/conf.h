@@ -41,6 +41,8 @@ typedef struct Config {
         const char *methods[CONFIG_METHODS_MAX];
         bool console_switch;         /* ConsoleSwitch= */
         bool vbe_post;               /* VBEPost= */
+        bool console_switch_set;     /* ConsoleSwitch= was given (not empty): it wins over a quirk */
+        bool vbe_post_set;           /* the same for VBEPost= */
         uint64_t save_deadline_usec; /* SaveDeadlineSec=: 0 = from logind's InhibitDelayMaxUSec */
         uint64_t manual_deadline_usec; /* ManualDeadlineSec=: bounds --save-now, --restore-now, --dump */
         DeviceMatch *include;        /* Include=: if n_include > 0, manage only these */
@@ -72,6 +74,11 @@ int config_parse_string(const char *text, const char *name, Config *c, char **re
  * whoever calls. */
 int config_load_file(const char *path, Config *c, char **ret_error);
 
+/* The text of path, opened and checked as config_load_file() opens a file (for other
+ * configuration-like files: the quirk database). A missing file with missing_ok gives 0 and
+ * *ret_text NULL. Errors as for config_load_file(). */
+int config_read_text(const char *path, bool missing_ok, char **ret_text, char **ret_error);
+
 /* The effective configuration. With explicit_path (--config), only that file, which must
  * exist (taken as given, not under root). Otherwise root + UMSRESTORE_SYSCONFDIR
  * "/umsrestore.conf" if it exists, then the drop-ins "umsrestore.conf.d/NAME.conf" under
@@ -96,6 +103,8 @@ size_t config_device_methods(const Config *c, const DisplayDevice *d, const char
 /* VBEPost= for d: of its [Device SLOT] section, else of its [Device VENDOR:DEVICE] section,
  * else [General] VBEPost=. */
 bool config_device_vbe_post(const Config *c, const DisplayDevice *d);
+/* The same, or -1 when neither a section nor [General] sets it (a quirk may then). */
+int config_device_vbe_post_setting(const Config *c, const DisplayDevice *d);
 
 /* Appends the configuration as INI text with every key, which parses back to an equal
  * configuration. */

@@ -59,6 +59,16 @@ typedef struct DisplayDevice {
                 bool uefi_boot; /* the machine booted through UEFI (/sys/firmware/efi): the
                                  * shadow at 0xC0000 holds no video BIOS unless a
                                  * compatibility module put one there */
+                /* From the quirk database only (quirks-match.h); all off on a machine no quirk
+                 * names. */
+                bool vbe_mode;        /* VBEMode=: save the VBE mode, set it back on restore */
+                bool vbe_state;       /* VBEState=: the video BIOS's own state save/restore */
+                bool dpms_on;         /* DPMSOn=: force the display on after resume */
+                bool dpms_suspend;    /* DPMSSuspend=: DPMS suspend before sleep */
+                bool backlight_reset; /* BacklightReset=: write the brightness back after resume */
+                bool radeon_light;    /* RadeonLight=: panel light and DAC off before sleep, on after */
+                unsigned acpi_video_flags; /* ACPIVideoFlags= (QUIRK_ACPI_*); the survey applies it
+                                            * machine-wide from the primary device's quirks */
         } settings;
 } DisplayDevice;
 

@@ -669,6 +669,8 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
         }
         result->n_managed = survey->n_managed;
         result->n_unusable = survey->n_unusable;
+        if (op == ENGINE_SAVE)
+                sleep_flags_apply(c->survey.root, c->rundir, survey->acpi_video_flags, &result->sleep_flags);
 
         for (size_t i = 0; i < survey->n; i++) {
                 const SurveyDevice *sd = &survey->devices[i];
@@ -712,6 +714,8 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                 if (op != ENGINE_ROLLBACK)
                         (void)record_result(c, op, res);
         }
+        if (op == ENGINE_RESTORE || op == ENGINE_ROLLBACK) /* after the devices: the flag is for the next wake */
+                sleep_flags_reset(c->survey.root, c->rundir, &result->sleep_flags);
 
         *ret = TAKE_PTR(result);
         return 0;

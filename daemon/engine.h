@@ -7,6 +7,7 @@
 #include "rundir.h"
 #include "state.h"
 #include "survey.h"
+#include "sleep-flags.h"
 
 typedef struct EngineConfig {
         SurveyConfig survey;  /* which devices, with which plan */
@@ -61,6 +62,7 @@ typedef struct EngineResult {
         size_t n_done;    /* attempted and succeeded */
         size_t n_failed;  /* attempted and failed */
         size_t n_unusable;
+        SleepFlagsResult sleep_flags; /* kernel.acpi_video_flags set (save) or put back */
 } EngineResult;
 
 EngineResult *engine_result_free(EngineResult *r);

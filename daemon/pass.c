@@ -32,6 +32,23 @@ int pass_exit_code(EngineOp op, const EngineResult *res)
         return UMS_EXIT_FAILURE;
 }
 
+static void pass_log_sleep_flags(EngineOp op, const SleepFlagsResult *f)
+{
+        if (f->acted && op == ENGINE_SAVE)
+                log_info("kernel.acpi_video_flags set to %u (was %u): the quirks' ACPIVideoFlags= for the kernel's "
+                         "wakeup code.", f->value, f->previous);
+        else if (f->acted)
+                log_info("kernel.acpi_video_flags put back to %u.", f->value);
+        else if (f->r < 0 && op == ENGINE_SAVE)
+                log_warning("Could not set kernel.acpi_video_flags to %u (ACPIVideoFlags= of the quirks): %s; the "
+                            "display may stay dark after resume. See 'umsrestored --quirks'.",
+                            f->value, strerror(-f->r));
+        else if (f->r < 0)
+                log_warning("Could not put kernel.acpi_video_flags back to %u: %s; set it by hand "
+                            "(sysctl kernel.acpi_video_flags=%u) if the next resume misbehaves.",
+                            f->value, strerror(-f->r), f->value);
+}
+
 void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *res)
 {
         const char *opname = engine_op_to_string(op);
@@ -57,6 +74,7 @@ void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *re
                 else
                         log_info("%s: %s in %.1f ms.", d->slot, d->message, (double)d->duration_usec / 1000.0);
         }
+        pass_log_sleep_flags(op, &res->sleep_flags);
         if (res->n_managed == 0 && op != ENGINE_ROLLBACK) {
                 if (res->n == 0)
                         log_notice("No display device found: nothing to %s.", opname);

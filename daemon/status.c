@@ -7,6 +7,7 @@
 #include "status.h"
 
 #define STATUS_JSON_VERSION 2
+#define QUIRKS_JSON_VERSION 1
 
 static const char *dash_if_empty(const char *s)
 {
@@ -74,6 +75,13 @@ int status_format_text(const StatusInfo *s, Buffer *out)
                 case SURVEY_NOT_CHOSEN:
                         survey_plan_names(sd, methods, sizeof(methods));
                         buffer_printf(out, "%-13s methods: %s\n", "", methods[0] ? methods : "(none built in)");
+                        if (sd->quirks.n_hits > 0 || s->per_method) {
+                                buffer_printf(out, "%-13s quirks:", "");
+                                for (size_t j = 0; j < sd->quirks.n_hits; j++)
+                                        buffer_printf(out, "%s [%s] %s:%u", j ? "," : "", sd->quirks.hits[j]->name,
+                                                      sd->quirks.hits[j]->file, sd->quirks.hits[j]->line);
+                                buffer_printf(out, "%s\n", sd->quirks.n_hits ? "" : " none (built-in defaults)");
+                        }
                         if (sd->mode_unrestored)
                                 buffer_printf(out, "%-13s WARNING: %s\n", "", sd->mode_note);
                         format_last_text(out, "save", sdev->has_last_save, &sdev->last_save, s->per_method);
@@ -126,6 +134,70 @@ static void format_last_json(Buffer *out, bool has, const EngineLast *l)
         buffer_printf(out, "]}");
 }
 
+/* A Match* line's value as written: "regex ^U-100$", "8086:27ae". */
+static void match_value(const QuirkMatch *m, char *buf, size_t size)
+{
+        if (m->kind == QUIRK_MATCH_DMI)
+                snprintf(buf, size, "%s %s", quirk_op_to_string(m->op), m->pattern);
+        else
+                snprintf(buf, size, "%s", m->pattern);
+}
+
+static void format_section_ref_json(Buffer *out, const QuirkSection *q)
+{
+        if (!q) {
+                buffer_printf(out, "null");
+                return;
+        }
+        buffer_printf(out, "{\"name\":");
+        buffer_append_json_string(out, q->name);
+        buffer_printf(out, ",\"file\":");
+        buffer_append_json_string(out, q->file);
+        buffer_printf(out, ",\"line\":%u,\"local\":%s}", q->line, q->local ? "true" : "false");
+}
+
+/* The sections that apply to sd: where, which Match* lines on which values, what they set. */
+static void format_hits_json(Buffer *out, const SurveyDevice *sd, const DmiInfo *dmi)
+{
+        const DmiInfo none = { 0 };
+
+        buffer_printf(out, "[");
+        for (size_t i = 0; i < sd->quirks.n_hits; i++) {
+                const QuirkSection *q = sd->quirks.hits[i];
+
+                buffer_printf(out, "%s{\"name\":", i ? "," : "");
+                buffer_append_json_string(out, q->name);
+                buffer_printf(out, ",\"file\":");
+                buffer_append_json_string(out, q->file);
+                buffer_printf(out, ",\"line\":%u,\"local\":%s,\"matches\":[", q->line, q->local ? "true" : "false");
+                for (size_t j = 0; j < q->n_matches; j++) {
+                        char subject[DMI_MODALIAS_MAX];
+                        char value[QUIRK_LINE_MAX + 1];
+
+                        quirk_match_subject(&q->matches[j], dmi ? dmi : &none, &sd->device, subject, sizeof(subject));
+                        match_value(&q->matches[j], value, sizeof(value));
+                        buffer_printf(out, "%s{\"key\":\"%s\",\"line\":%u,\"value\":", j ? "," : "",
+                                      q->matches[j].key, q->matches[j].line);
+                        buffer_append_json_string(out, value);
+                        buffer_printf(out, ",\"matched\":");
+                        buffer_append_json_string(out, subject);
+                        buffer_printf(out, "}");
+                }
+                buffer_printf(out, "],\"attributes\":{");
+                for (QuirkAttr a = 0, n = 0; a < _QUIRK_ATTR_MAX; a++) {
+                        char value[256];
+
+                        if (!q->attr_lines[a])
+                                continue;
+                        quirk_section_format_attr(q, a, value, sizeof(value));
+                        buffer_printf(out, "%s\"%s\":", n++ ? "," : "", quirk_attr_to_string(a));
+                        buffer_append_json_string(out, value);
+                }
+                buffer_printf(out, "}}");
+        }
+        buffer_printf(out, "]");
+}
+
 int status_format_json(const StatusInfo *s, Buffer *out)
 {
         buffer_printf(out, "{\"version\":%d,\"console\":", STATUS_JSON_VERSION);
@@ -171,12 +243,182 @@ int status_format_json(const StatusInfo *s, Buffer *out)
                               : sd->mode_unrestored                    ? "false"
                                                                        : "true");
                 json_string_or_null(out, sd->mode_unrestored ? sd->mode_note : NULL);
+                buffer_printf(out, ",\"quirks\":");
+                format_hits_json(out, sd, s->survey ? &s->survey->dmi : NULL);
                 buffer_printf(out, ",\"last_save\":");
                 format_last_json(out, sdev->has_last_save, &sdev->last_save);
                 buffer_printf(out, ",\"last_restore\":");
                 format_last_json(out, sdev->has_last_restore, &sdev->last_restore);
                 buffer_printf(out, ",\"last_test\":");
                 format_last_json(out, sdev->has_last_test, &sdev->last_test);
+                buffer_printf(out, "}");
+        }
+        buffer_printf(out, "]}\n");
+        return 0;
+}
+
+static void format_settings(Buffer *out, const DisplayDevice *d, bool json)
+{
+        const struct DeviceSettings *st = &d->settings;
+        const struct {
+                const char *name;
+                bool on;
+        } flags[] = {
+                { "vbe_post", st->vbe_post },         { "vbe_named", st->vbe_named },
+                { "vbe_mode", st->vbe_mode },         { "vbe_state", st->vbe_state },
+                { "dpms_on", st->dpms_on },           { "dpms_suspend", st->dpms_suspend },
+                { "backlight_reset", st->backlight_reset }, { "radeon_light", st->radeon_light },
+        };
+        size_t n = 0;
+
+        buffer_printf(out, json ? "{" : "");
+        for (size_t i = 0; i < ELEMENTSOF(flags); i++) {
+                if (json)
+                        buffer_printf(out, "%s\"%s\":%s", i ? "," : "", flags[i].name, flags[i].on ? "true" : "false");
+                else if (flags[i].on)
+                        buffer_printf(out, "%s%s", n++ ? ", " : "", flags[i].name);
+        }
+        if (json)
+                buffer_printf(out, ",\"acpi_video_flags\":\"%s\"}",
+                              quirk_acpi_flags_to_string(st->acpi_video_flags & 3));
+        else if (n == 0)
+                buffer_printf(out, "none");
+}
+
+static void format_dmi_text(Buffer *out, const DmiInfo *dmi)
+{
+        if (!dmi->present) {
+                buffer_printf(out, "Machine: no DMI identity (no /sys/class/dmi/id): only MatchPCIID= and MatchDriver= "
+                                   "sections can apply.\n");
+                return;
+        }
+        buffer_printf(out, "Machine: %s %s (%s), board %s %s, BIOS %s %s %s\n", dmi->fields[DMI_SYS_VENDOR],
+                      dmi->fields[DMI_PRODUCT_NAME], dmi->fields[DMI_PRODUCT_VERSION], dmi->fields[DMI_BOARD_VENDOR],
+                      dmi->fields[DMI_BOARD_NAME], dmi->fields[DMI_BIOS_VENDOR], dmi->fields[DMI_BIOS_VERSION],
+                      dmi->fields[DMI_BIOS_DATE]);
+        buffer_printf(out, "DMI modalias: %s\n", dmi->modalias);
+}
+
+int status_format_quirks_text(const QuirksInfo *q, Buffer *out)
+{
+        const Survey *s = q->survey;
+
+        buffer_printf(out, "Quirk files: %zu shipped in '%s', %zu local in '%s'\n",
+                      q->db ? q->db->n_files - q->db->n_local_files : 0, q->shipped_dir,
+                      q->db ? q->db->n_local_files : 0, q->local_dir);
+        if (q->shipped_error)
+                buffer_printf(out, "ERROR: the shipped quirk database was not used: %s\n", q->shipped_error);
+        if (q->local_error)
+                buffer_printf(out, "ERROR: local overrides ignored, running with the shipped set: %s\n", q->local_error);
+        format_dmi_text(out, &s->dmi);
+
+        for (size_t i = 0; i < s->n; i++) {
+                const SurveyDevice *sd = &s->devices[i];
+                const DisplayDevice *d = &sd->device;
+                char plan[256];
+
+                buffer_printf(out, "\n%s %04x:%04x (subsystem %04x:%04x) %s, %s, %s%s\n", d->slot, d->vendor_id,
+                              d->device_id, d->subvendor_id, d->subdevice_id, d->driver[0] ? d->driver : "no driver",
+                              verdict_to_string(d->verdict), survey_role_to_string(sd->role),
+                              sd->primary ? ", primary display" : "");
+                if (sd->quirks.n_hits == 0)
+                        buffer_printf(out, "  no quirk section applies: built-in defaults\n");
+                for (size_t j = 0; j < sd->quirks.n_hits; j++) {
+                        const QuirkSection *h = sd->quirks.hits[j];
+
+                        buffer_printf(out, "  [%s] %s:%u%s\n", h->name, h->file, h->line, h->local ? " (local)" : "");
+                        for (size_t k = 0; k < h->n_matches; k++) {
+                                char subject[DMI_MODALIAS_MAX], value[QUIRK_LINE_MAX + 1];
+
+                                quirk_match_subject(&h->matches[k], &s->dmi, d, subject, sizeof(subject));
+                                match_value(&h->matches[k], value, sizeof(value));
+                                buffer_printf(out, "    line %u: %s=%s matched '%s'\n", h->matches[k].line,
+                                              h->matches[k].key, value, subject);
+                        }
+                        for (QuirkAttr a = 0; a < _QUIRK_ATTR_MAX; a++) {
+                                char value[256];
+
+                                if (!h->attr_lines[a])
+                                        continue;
+                                quirk_section_format_attr(h, a, value, sizeof(value));
+                                buffer_printf(out, "    line %u: sets %s=%s\n", h->attr_lines[a], quirk_attr_to_string(a),
+                                              value);
+                        }
+                }
+                if (sd->quirks.n_hits_dropped)
+                        buffer_printf(out, "  ... and %zu more sections (not shown)\n", sd->quirks.n_hits_dropped);
+                if (sd->quirks.unaided_by)
+                        buffer_printf(out, "  ResumesUnaided=yes of [%s] (%s:%u): no BIOS help from any section\n",
+                                      sd->quirks.unaided_by->name, sd->quirks.unaided_by->file,
+                                      sd->quirks.unaided_by->line);
+                if (sd->quirk_methods_missing[0])
+                        buffer_printf(out, "  asked for but not built in: %s (those parts of the quirks do nothing)\n",
+                                      sd->quirk_methods_missing);
+                if (sd->role != SURVEY_MANAGED) {
+                        buffer_printf(out, "  plan: none (%s)\n", survey_role_to_string(sd->role));
+                        continue;
+                }
+                survey_plan_names(sd, plan, sizeof(plan));
+                buffer_printf(out, "  plan: %s\n  settings: ", plan[0] ? plan : "(none built in)");
+                format_settings(out, d, false);
+                buffer_printf(out, "\n");
+        }
+        buffer_printf(out, "\nkernel.acpi_video_flags around sleep: %s", s->acpi_video_flags
+                                                                                ? quirk_acpi_flags_to_string(s->acpi_video_flags)
+                                                                                : "not touched");
+        if (s->acpi_from)
+                buffer_printf(out, " (ACPIVideoFlags= of [%s], %s:%u)", s->acpi_from->name, s->acpi_from->file,
+                              s->acpi_from->attr_lines[QUIRK_ACPI_VIDEO_FLAGS]);
+        buffer_printf(out, "\n");
+        return 0;
+}
+
+int status_format_quirks_json(const QuirksInfo *q, Buffer *out)
+{
+        const Survey *s = q->survey;
+
+        buffer_printf(out, "{\"version\":%d,\"shipped_dir\":", QUIRKS_JSON_VERSION);
+        buffer_append_json_string(out, q->shipped_dir);
+        buffer_printf(out, ",\"local_dir\":");
+        buffer_append_json_string(out, q->local_dir);
+        buffer_printf(out, ",\"files\":%zu,\"local_files\":%zu,\"sections\":%zu,\"shipped_error\":",
+                      q->db ? q->db->n_files : 0, q->db ? q->db->n_local_files : 0, q->db ? q->db->n_sections : 0);
+        json_string_or_null(out, q->shipped_error);
+        buffer_printf(out, ",\"local_error\":");
+        json_string_or_null(out, q->local_error);
+        buffer_printf(out, ",\"dmi\":{\"present\":%s,\"modalias\":", s->dmi.present ? "true" : "false");
+        buffer_append_json_string(out, s->dmi.modalias);
+        for (DmiField f = 0; f < _DMI_FIELD_MAX; f++) {
+                buffer_printf(out, ",\"%s\":", dmi_field_file(f));
+                buffer_append_json_string(out, s->dmi.fields[f]);
+        }
+        buffer_printf(out, "},\"acpi_video_flags\":");
+        json_string_or_null(out, s->acpi_video_flags ? quirk_acpi_flags_to_string(s->acpi_video_flags) : NULL);
+        buffer_printf(out, ",\"acpi_video_flags_from\":");
+        format_section_ref_json(out, s->acpi_from);
+        buffer_printf(out, ",\"devices\":[");
+        for (size_t i = 0; i < s->n; i++) {
+                const SurveyDevice *sd = &s->devices[i];
+                const DisplayDevice *d = &sd->device;
+
+                buffer_printf(out, "%s{\"slot\":\"%s\",\"vendor\":\"%04x\",\"device\":\"%04x\",\"driver\":", i ? "," : "",
+                              d->slot, d->vendor_id, d->device_id);
+                json_string_or_null(out, d->driver);
+                buffer_printf(out, ",\"verdict\":\"%s\",\"role\":\"%s\",\"primary\":%s,\"quirks\":",
+                              verdict_to_string(d->verdict), survey_role_to_string(sd->role),
+                              sd->primary ? "true" : "false");
+                format_hits_json(out, sd, &s->dmi);
+                buffer_printf(out, ",\"unaided_by\":");
+                format_section_ref_json(out, sd->quirks.unaided_by);
+                buffer_printf(out, ",\"methods_missing\":");
+                json_string_or_null(out, sd->quirk_methods_missing);
+                buffer_printf(out, ",\"plan\":[");
+                for (size_t j = 0; j < sd->n_plan; j++) {
+                        buffer_printf(out, "%s", j ? "," : "");
+                        buffer_append_json_string(out, sd->plan[j]->name);
+                }
+                buffer_printf(out, "],\"settings\":");
+                format_settings(out, d, true);
                 buffer_printf(out, "}");
         }
         buffer_printf(out, "]}\n");

@@ -7,6 +7,7 @@
 #include "conf.h"
 #include "devices.h"
 #include "methods/method.h"
+#include "quirks-match.h"
 
 #define PLAN_MAX 8
 
@@ -18,6 +19,7 @@ typedef struct SurveyConfig {
         const Config *config;     /* umsrestore.conf: methods, include/exclude; NULL = defaults */
         const char *only_device;  /* --device SLOT or NULL */
         bool console_switch;      /* false: the console method is left out of every plan */
+        const QuirkDb *quirks;    /* the quirk database; NULL = none */
 } SurveyConfig;
 
 typedef enum SurveyRole {
@@ -38,10 +40,21 @@ typedef struct SurveyDevice {
         unsigned mode;
         bool mode_unrestored;
         char mode_note[320];
+        /* The quirk sections that apply to it and what they add up to (managed devices and
+         * hands-off ones alike: --quirks shows both), and the methods they ask for by name that
+         * this build does not have ("vbe, radeon" or ""). */
+        bool primary;
+        QuirkResult quirks;
+        char quirk_methods_missing[128];
 } SurveyDevice;
 
 typedef struct Survey {
         char console[128]; /* classify_console(): "vgacon", "efifb", ... or "" */
+        DmiInfo dmi;       /* the machine's DMI identity, ROOT/sys/class/dmi/id */
+        /* kernel.acpi_video_flags to set around sleep (QUIRK_ACPI_*): the quirks of the primary
+         * managed device, 0 when none asks; acpi_from is the section that set it. */
+        unsigned acpi_video_flags;
+        const QuirkSection *acpi_from;
         SurveyDevice *devices;
         size_t n;
         size_t n_managed;
@@ -59,15 +72,21 @@ int survey_run(const SurveyConfig *c, Survey **ret);
 /* Whether the configuration lets umsrestore manage d (Include=/Exclude=/Manage=). */
 bool survey_device_allowed(const SurveyConfig *c, const DisplayDevice *d);
 
-/* Fills d->settings from the configuration (all off without one) and the machine (UEFI). */
-void survey_device_settings(const SurveyConfig *c, DisplayDevice *d);
+/* Fills d->settings: all off, then what the quirks q set (q may be NULL), then what the
+ * configuration sets (it wins), and the machine's (UEFI). */
+void survey_device_settings(const SurveyConfig *c, const QuirkResult *q, DisplayDevice *d);
 
-/* The methods that will run for d, in save order (the method table's order; a configured
- * Methods= list selects from it; an on-demand method joins a default plan only for a mode,
- * METHOD_MODE_*, that nothing else in it brings back). Returns the count; 0 for a device
- * not managed. */
-size_t survey_plan(const SurveyConfig *c, const DisplayDevice *d, unsigned mode,
+/* The methods that will run for d, in save order (the method table's order). A configured
+ * Methods= list selects from the table; without one, the methods that apply by default, with
+ * the quirks' AddMethods= (and the methods their attributes need) added and RemoveMethods=
+ * taken out (q may be NULL); an on-demand method joins a default plan when a quirk names it,
+ * or for a mode, METHOD_MODE_*, that nothing else in it brings back. Returns the count; 0 for
+ * a device not managed. */
+size_t survey_plan(const SurveyConfig *c, const QuirkResult *q, const DisplayDevice *d, unsigned mode,
                    const MethodOps *ret[static PLAN_MAX]);
+
+/* The method table's names (for quirk_db_load()). */
+QuirkMethodNames survey_method_names(void);
 
 /* The plan as text, "console, dpms, vga, pci-config" ("" when nothing runs). */
 void survey_plan_names(const SurveyDevice *d, char *buf, size_t size);

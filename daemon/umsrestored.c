@@ -18,6 +18,7 @@ typedef enum Action {
         ACTION_REPORT,
         ACTION_DUMP,
         ACTION_CHECK_CONFIG,
+        ACTION_QUIRKS,
         ACTION_HELP,
         ACTION_VERSION,
 } Action;
@@ -28,6 +29,7 @@ static const char *arg_device = NULL;
 static const char *arg_dump_file = NULL;
 static const char *arg_config = NULL;
 static const char *arg_root = NULL;
+static const char *arg_quirks_dir = NULL;
 static bool arg_json = false;
 static bool arg_no_console_switch = false;
 static bool arg_log_level_set = false;
@@ -52,19 +54,24 @@ static void help(void)
                "     --status            Show display devices, verdicts and last results\n"
                "     --report            One paste-able report for a bug or a quirk entry\n"
                "     --dump FILE         Print a saved state file for a person\n"
-               "     --check-config      Validate the configuration and print it\n"
+               "     --check-config      Validate the configuration and the quirk files, print it\n"
+               "     --quirks            Show which quirk sections match this machine, why, and\n"
+               "                         the resulting plan per device\n"
                "  -h --help              Show this help and exit\n"
                "     --version           Show the version and exit\n"
                "\n"
                "Options:\n"
                "  -d --device SLOT       Only act on this PCI device (e.g. 0000:00:02.0)\n"
-               "     --json              Machine-readable output for --status, --report, --dump\n"
+               "     --json              Machine-readable output for --status, --report,\n"
+               "                         --quirks and --dump\n"
                "     --force             --test-restore also where a graphical session owns\n"
                "                         the active VT\n"
                "     --deadline SEC      --test-restore's hard deadline (default 5); then the\n"
                "                         saved state is written back\n"
                "  -c --config FILE       Read this configuration file instead of the default\n"
                "                         search path\n"
+               "     --quirks-dir DIR    Read the shipped quirk files from DIR (default:\n"
+               "                         " UMSRESTORE_QUIRKSDIR ")\n"
                "     --no-console-switch Do not move to a spare VT around sleep (console method)\n"
                "     --log-level LEVEL   debug, info, notice, warning, err (default: info)\n"
                "     --root DIR          Read /sys and /proc below DIR and keep state in\n"
@@ -104,6 +111,8 @@ static int parse_argv(int argc, char *argv[])
                 ARG_REPORT,
                 ARG_FORCE,
                 ARG_DEADLINE,
+                ARG_QUIRKS,
+                ARG_QUIRKS_DIR,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -113,6 +122,8 @@ static int parse_argv(int argc, char *argv[])
                 { "status", no_argument, NULL, ARG_STATUS },
                 { "dump", required_argument, NULL, ARG_DUMP },
                 { "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
+                { "quirks", no_argument, NULL, ARG_QUIRKS },
+                { "quirks-dir", required_argument, NULL, ARG_QUIRKS_DIR },
                 { "device", required_argument, NULL, 'd' },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "config", required_argument, NULL, 'c' },
@@ -175,6 +186,13 @@ static int parse_argv(int argc, char *argv[])
                 case ARG_CHECK_CONFIG:
                         r = set_action(ACTION_CHECK_CONFIG, "--check-config");
                         break;
+                case ARG_QUIRKS:
+                        r = set_action(ACTION_QUIRKS, "--quirks");
+                        break;
+                case ARG_QUIRKS_DIR:
+                        arg_quirks_dir = optarg;
+                        r = 0;
+                        break;
                 case 'd':
                         arg_device = optarg;
                         r = 0;
@@ -218,8 +236,9 @@ static int parse_argv(int argc, char *argv[])
         if (optind < argc)
                 return log_error_errno(-EINVAL, "Unexpected argument '%s'. See --help.", argv[optind]);
 
-        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP && arg_action != ACTION_REPORT)
-                return log_error_errno(-EINVAL, "--json only applies to --status, --report and --dump.");
+        if (arg_json && arg_action != ACTION_STATUS && arg_action != ACTION_DUMP && arg_action != ACTION_REPORT &&
+            arg_action != ACTION_QUIRKS)
+                return log_error_errno(-EINVAL, "--json only applies to --status, --report, --quirks and --dump.");
 
         if ((arg_force || arg_deadline_usec) && arg_action != ACTION_TEST_RESTORE)
                 return log_error_errno(-EINVAL, "%s only applies to --test-restore.",
@@ -250,6 +269,7 @@ int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
                 .dump_file = arg_dump_file,
                 .config_file = arg_config,
                 .root = arg_root,
+                .quirks_dir = arg_quirks_dir,
                 .json = arg_json,
                 .no_console_switch = arg_no_console_switch,
                 .log_level_set = arg_log_level_set,
@@ -279,6 +299,8 @@ int umsrestored_main(int argc, char *argv[], const HwBackend *backend)
                 return action_dump(&a);
         case ACTION_CHECK_CONFIG:
                 return action_check_config(&a);
+        case ACTION_QUIRKS:
+                return action_quirks(&a);
         case ACTION_DAEMON:
         default:
                 return action_daemon(&a);

@@ -157,23 +157,60 @@ int hw_system_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness,
         return 0;
 }
 
-int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
+/* Writes value as one decimal line to the attribute or sysctl file at path (O_TRUNC for a
+ * fake root's regular file; sysfs and procfs ignore it). */
+static int write_decimal(const char *path, uint32_t value)
 {
         _cleanup_close_ int fd = -EBADF;
-        char path[256], value[16];
+        char line[16];
         ssize_t n;
-        int len, r;
+        int len;
+
+        fd = open_regular_at(AT_FDCWD, path, O_WRONLY | O_TRUNC, 0);
+        if (fd < 0)
+                return fd;
+        len = snprintf(line, sizeof(line), "%" PRIu32 "\n", value);
+        n = write(fd, line, (size_t)len);
+        if (n < 0)
+                return negative_errno();
+        return n == len ? 0 : -EIO;
+}
+
+int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness)
+{
+        char path[256];
+        int r;
 
         (void)hw;
         r = backlight_file(name, "brightness", path, sizeof(path));
         if (r < 0)
                 return r;
-        fd = open_regular_at(AT_FDCWD, path, O_WRONLY, 0);
-        if (fd < 0)
-                return fd;
-        len = snprintf(value, sizeof(value), "%" PRIu32 "\n", brightness);
-        n = write(fd, value, (size_t)len);
-        if (n < 0)
-                return negative_errno();
-        return n == len ? 0 : -EIO;
+        return write_decimal(path, brightness);
+}
+
+#define ACPI_VIDEO_FLAGS "/proc/sys/kernel/acpi_video_flags"
+
+int hw_system_acpi_video_flags_read(const char *root, unsigned *ret)
+{
+        uint32_t v;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        r = sysfs_read_u32(root, ACPI_VIDEO_FLAGS, &v);
+        if (r < 0)
+                return r;
+        *ret = v;
+        return 0;
+}
+
+int hw_system_acpi_video_flags_write(const char *root, unsigned flags)
+{
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        r = sysfs_path(root, ACPI_VIDEO_FLAGS, &path);
+        if (r < 0)
+                return r;
+        return write_decimal(path, flags);
 }

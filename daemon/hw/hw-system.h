@@ -17,3 +17,9 @@ int hw_system_vt_in_graphics(Hw *hw, bool *ret);
 int hw_system_backlight_list(Hw *hw, HwBacklightName *names, size_t max);
 int hw_system_backlight_read(Hw *hw, const char *name, uint32_t *ret_brightness, uint32_t *ret_max);
 int hw_system_backlight_write(Hw *hw, const char *name, uint32_t brightness);
+
+/* kernel.acpi_video_flags (ROOT/proc/sys/kernel/acpi_video_flags; root as in sysfs.h): the
+ * video BIOS calls of the kernel's own ACPI S3 wakeup code (bit 0 s3_bios, bit 1 s3_mode).
+ * Machine-wide, so no device handle. -ENOENT where the kernel has no such sysctl. */
+int hw_system_acpi_video_flags_read(const char *root, unsigned *ret);
+int hw_system_acpi_video_flags_write(const char *root, unsigned flags);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The "backlight" method: saves name, brightness and max_brightness of each backlight; on
- * restore writes the brightness only of the same-named, same-max one, and only if it differs. */
+ * restore writes the brightness only of the same-named, same-max one, and only if it differs
+ * (or BacklightReset= asks for the write anyway). */
 #include <inttypes.h>
 
 #include "log.h"
@@ -154,7 +155,8 @@ static int backlight_restore(Hw *hw, const DisplayDevice *d, const uint8_t *payl
                 r = hw_backlight_read(hw, e->name, &brightness, &max);
                 if (r == -ENOENT || (r >= 0 && max != e->max))
                         continue;
-                if (r >= 0 && brightness != e->brightness)
+                /* BacklightReset= (a quirk): firmware that forgets the level it reports. */
+                if (r >= 0 && (brightness != e->brightness || d->settings.backlight_reset))
                         r = hw_backlight_write(hw, e->name, e->brightness);
                 if (r < 0 && first_error == 0)
                         first_error = r;

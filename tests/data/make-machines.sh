@@ -39,6 +39,23 @@ fb() { mkdir -p "machines/$1/proc"; echo "$2" >"machines/$1/proc/fb"; }
 vgacon() { mkdir -p "machines/$1/sys/class/vtconsole/vtcon0"; echo "(S) VGA+" >"machines/$1/sys/class/vtconsole/vtcon0/name"; }
 uefi() { mkdir -p "machines/$1/sys/firmware/efi"; echo 64 >"machines/$1/sys/firmware/efi/fw_platform_size"; }
 lockdown() { mkdir -p "machines/$1/sys/kernel/security"; echo "$2" >"machines/$1/sys/kernel/security/lockdown"; }
+# dmi MACHINE SYS_VENDOR PRODUCT_NAME PRODUCT_VERSION BOARD_VENDOR BOARD_NAME BOARD_VERSION
+#     BIOS_VENDOR BIOS_VERSION BIOS_DATE: /sys/class/dmi/id with the modalias the kernel builds
+# from the same fields (dmi_id.c: each field without spaces and colons).
+dmi() {
+    d=machines/$1/sys/class/dmi/id
+    mkdir -p "$d"
+    printf '%s\n' "$2" >"$d/sys_vendor"; printf '%s\n' "$3" >"$d/product_name"
+    printf '%s\n' "$4" >"$d/product_version"; printf '%s\n' "$5" >"$d/board_vendor"
+    printf '%s\n' "$6" >"$d/board_name"; printf '%s\n' "$7" >"$d/board_version"
+    printf '%s\n' "$8" >"$d/bios_vendor"; printf '%s\n' "$9" >"$d/bios_version"
+    printf '%s\n' "${10}" >"$d/bios_date"
+    squash() { printf '%s' "$1" | tr -d ' :'; }
+    printf 'dmi:bvn%s:bvr%s:bd%s:svn%s:pn%s:pvr%s:rvn%s:rn%s:rvr%s:cvn%s:ct10:cvr%s:\n' \
+        "$(squash "$8")" "$(squash "$9")" "$(squash "${10}")" "$(squash "$2")" "$(squash "$3")" \
+        "$(squash "$4")" "$(squash "$5")" "$(squash "$6")" "$(squash "$7")" "$(squash "$2")" \
+        "$(squash "$4")" >"$d/modalias"
+}
 expect() { printf '%s\n' "$2" >>"machines/$1/expected"; }
 base() { mkdir -p "machines/$1/proc" "machines/$1/sys/bus/pci/devices"; : >"machines/$1/expected"; cmdline "$1" "${2:-root=/dev/sda1 quiet}"; }
 
@@ -66,6 +83,8 @@ dev msi-wind-u100 0000:00:02.0 0x8086 0x27ae 0x030000 i915
 card msi-wind-u100 0000:00:02.0 card0
 dev msi-wind-u100 0000:00:02.1 0x8086 0x27a6 0x038000 "" 0
 vgacon msi-wind-u100
+dmi msi-wind-u100 "MICRO-STAR INTERNATIONAL CO., LTD" "U-100" "Ver.001" "MICRO-STAR INTERNATIONAL CO., LTD" \
+    "U-100" "Ver.001" "Phoenix Technologies, LTD" "1.0E" "06/05/2008"
 expect msi-wind-u100 "0000:00:02.0|ums|i915 is bound without modesetting (modeset=0 / nomodeset); nothing in the kernel restores the display"
 expect msi-wind-u100 "0000:00:02.1|ums|part of the display engine of 0000:00:02.0 (function 0), not a display of its own; only its PCI config is saved"
 

@@ -52,6 +52,12 @@ expect 0 'legacy VGA through the VGA arbiter' --status --root "$M/two-gpus"
 expect 0 'Cannot save or restore on this machine: kernel lockdown \(integrity\)' --status --root "$M/lockdown"
 expect 1 "No display device at '0000:00:09.0'" --status --device 0000:00:09.0 --root "$M/two-gpus"
 expect 0 '"verdict":"kms"' --status --json --root "$M/stdvga-bochs-kms"
+# --report names the quirk sections that apply (the seed machine's among them) and what the
+# kernel command line says that matters (i915.modeset=0), but nothing else of it.
+expect 0 'quirks: .*\[MSI Wind U100\] [^ ]*50-umsrestore\.quirks:[0-9]+' --report --root "$M/msi-wind-u100" --quirks-dir "$DATA/../../conf/quirks"
+expect 0 'what matters to the display: i915\.modeset=0$' --report --root "$M/msi-wind-u100" --quirks-dir "$DATA/../../conf/quirks"
+expect 0 '"quirks":\[\{"name":"pm-utils' --report --json --root "$M/msi-wind-u100" --quirks-dir "$DATA/../../conf/quirks"
+expect 2 "--force only applies to --test-restore" --status --force
 # A firmware frame buffer mode no planned method brings back is named before sleep.
 expect 0 'WARNING: its efifb console runs a linear frame buffer \(VESA/UEFI GOP\) mode that no planned method brings back: the screen will stay dark after sleep \(no built-in method can restore it on this device\)' --status --root "$M/efifb"
 expect 0 '"mode":"linear","mode_restorable":false,"mode_warning":"its efifb console' --status --json --root "$M/efifb"

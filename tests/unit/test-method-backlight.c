@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the "backlight" method and the backlight part of the hw interface on the
  * simulator: save -> wake -> restore, writes only where needed, names filtered, bounded
- * count, changed or vanished devices left alone, payload validation, dump. */
+ * count, changed or vanished devices left alone, BacklightReset=, payload validation, dump. */
 #include "sim-fixture.h"
 #include "methods/backlight.h"
 
@@ -144,6 +144,22 @@ static void test_writes_only_what_differs(void **state)
         hw_sim_log_clear(f->sim);
         assert_int_equal(restore(f), 0);
         assert_int_equal(hw_sim_count_type(f->sim, HW_SIM_BACKLIGHT_WRITE), 0);
+}
+
+/* BacklightReset= (DeviceSettings.backlight_reset): the level is written back even when it
+ * reads the same, as pm-utils' --quirk-reset-brightness did. */
+static void test_reset_writes_unchanged(void **state)
+{
+        Fixture *f = *state;
+        DisplayDevice d = *f->hw->device;
+
+        assert_int_equal(hw_sim_add_backlight(f->sim, "acpi_video0", 5, 15), 0);
+        save(f);
+        d.settings.backlight_reset = true;
+        hw_sim_log_clear(f->sim);
+        assert_int_equal(method_backlight.restore(f->hw, &d, f->payload.data, f->payload.size), 0);
+        assert_int_equal(hw_sim_count_type(f->sim, HW_SIM_BACKLIGHT_WRITE), 1);
+        assert_int_equal(brightness(f, "acpi_video0"), 5);
 }
 
 static void test_changed_or_gone_left_alone(void **state)
@@ -386,6 +402,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_writes_only_what_differs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reset_writes_unchanged, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_changed_or_gone_left_alone, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_names_filtered, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bounded_count, setup, teardown),
