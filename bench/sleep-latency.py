@@ -5,7 +5,8 @@
 #   umsrestored   the daemon (umsrestored-sim: the same code on a simulated std VGA, text mode, 4 planes)
 #   no-op holder  a minimal client that closes its lock as soon as the signal arrives
 #                 (what any inhibitor costs at least: D-Bus delivery and the mock's view)
-# Usage: bench/sleep-latency.py BUILD-DIR [N]
+# Usage: bench/sleep-latency.py BUILD-DIR [N] [--json FILE]   (FILE: the raw times, for bench/run)
+import json
 import os
 import shutil
 import statistics
@@ -17,8 +18,13 @@ import time
 import dbus
 import dbusmock
 
-BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
-N = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+ARGS = sys.argv[1:]
+JSON_OUT = None
+if "--json" in ARGS:
+    JSON_OUT = ARGS[ARGS.index("--json") + 1]
+    del ARGS[ARGS.index("--json"):ARGS.index("--json") + 2]
+BUILD = ARGS[0] if len(ARGS) > 0 else "build"
+N = int(ARGS[1]) if len(ARGS) > 1 else 100
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(BUILD, "tests", "sim", "umsrestored-sim")
 SIMCTL = os.path.join(BUILD, "tests", "simctl")
@@ -113,6 +119,9 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
         Bench.tearDownClass()  # stops the private bus
 
+    if JSON_OUT:
+        with open(JSON_OUT, "w") as f:
+            json.dump(dict(results, device_ms=device_ms), f)
     print(f"PrepareForSleep(true) -> delay lock released, {N} cycles (ms)")
     print(f"{'':24} {'median':>8} {'p90':>8} {'min':>8} {'max':>8}")
     for name, t in results.items():

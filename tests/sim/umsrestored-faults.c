@@ -7,10 +7,15 @@
  *       in restore and test-restore passes, the first COUNT (default 1) writes of register INDEX behind the
  *       indexed data port (0x3C5 sequencer, 0x3CF graphics, 0x3D5/0x3B5 CRTC, 0x1CF Bochs
  *       dispi) have XOR applied to the value written; everything else is the real machine.
- *   UMSRESTORE_TEST_HANG=1
- *       in restore passes, the first port write never returns (the process sleeps until it
- *       is killed), as on a device that holds the bus. */
+ *   UMSRESTORE_TEST_HANG=save|restore
+ *       the first register write of a pass of that kind never returns: the pass writes its
+ *       pid to /run/umsrestored-faults.hung and sleeps for good (a device that hangs the
+ *       bus; the fault cases kill it or let the deadline stop it). */
+#include <fcntl.h>
+
 #include "umsrestored.h"
+
+#define HANG_MARKER "/run/umsrestored-faults.hung"
 
 typedef struct Corruption {
         uint16_t data_port, index_port;
@@ -21,15 +26,30 @@ typedef struct Corruption {
 } Corruption;
 
 static Corruption corrupt;
-static bool hang_armed, hang_in_restore;
 static HwOps corrupt_ops;
 static const HwOps *real_ops;
+static const char *hang_in; /* "save", "restore" or NULL */
+static bool hang_now;       /* in a pass of that kind */
+
+static void hang_forever(void)
+{
+        char buf[32];
+        int fd, n;
+
+        n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+        fd = open(HANG_MARKER, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+                (void)!write(fd, buf, (size_t)n);
+                close(fd);
+        }
+        for (;;)
+                pause();
+}
 
 static int corrupt_io_write(Hw *hw, uint16_t port, unsigned width, uint32_t value)
 {
-        if (hang_armed && hang_in_restore)
-                for (;;)
-                        pause();
+        if (hang_now)
+                hang_forever();
         if (port == corrupt.index_port) {
                 corrupt.last_index = (uint16_t)(width == 2 && port != 0x1CE ? value & 0xFF : value);
                 /* An index and data pair in one word write (outw 0x3D4, data << 8 | index). */
@@ -55,7 +75,7 @@ static int faults_open(const DisplayDevice *d, void *userdata, Hw **ret)
         r = hw_backend_pciaccess.open(d, hw_backend_pciaccess.userdata, &hw);
         if (r < 0)
                 return r;
-        if (corrupt.data_port || hang_armed) {
+        if (corrupt.data_port || hang_in) {
                 real_ops = hw->ops;
                 corrupt_ops = *hw->ops;
                 corrupt_ops.io_write = corrupt_io_write;
@@ -69,7 +89,7 @@ static int faults_pass_begin(void *userdata, const char *what)
 {
         (void)userdata;
         corrupt.active = streq(what, "restore") || streq(what, "test-restore");
-        hang_in_restore = streq(what, "restore");
+        hang_now = hang_in && streq(what, hang_in);
         return hw_backend_pciaccess.pass_begin ? hw_backend_pciaccess.pass_begin(hw_backend_pciaccess.userdata, what)
                                                : 0;
 }
@@ -78,7 +98,7 @@ static int faults_pass_end(void *userdata)
 {
         (void)userdata;
         corrupt.active = false;
-        hang_in_restore = false;
+        hang_now = false;
         return hw_backend_pciaccess.pass_end ? hw_backend_pciaccess.pass_end(hw_backend_pciaccess.userdata) : 0;
 }
 
@@ -117,7 +137,11 @@ int main(int argc, char *argv[])
                         spec);
                 return 2;
         }
-        hang_armed = getenv("UMSRESTORE_TEST_HANG") && streq(getenv("UMSRESTORE_TEST_HANG"), "1");
+        hang_in = getenv("UMSRESTORE_TEST_HANG");
+        if (hang_in && !streq(hang_in, "save") && !streq(hang_in, "restore")) {
+                fprintf(stderr, "umsrestored-faults: UMSRESTORE_TEST_HANG=%s: expected save or restore\n", hang_in);
+                return 2;
+        }
         backend = hw_backend_pciaccess;
         backend.name = "pciaccess-faults";
         backend.open = faults_open;

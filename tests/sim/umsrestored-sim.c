@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* umsrestored-sim: the umsrestored command line on a simulated std VGA, for the unit and
  * D-Bus suites. Built, never installed; refuses the real root. Test switches (environment):
- *   UMSRESTORE_TEST_HW_SIM=FILE          the simulator image (needed by passes); every device
- *                                        shares it; loaded at a pass's first open, stored
- *                                        at its end
+ *   UMSRESTORE_TEST_HW_SIM=FILE          the simulator image (needed by passes); loaded at a
+ *                                        pass's first open, stored at its end; every device
+ *                                        shares it unless:
+ *   UMSRESTORE_TEST_HW_SIM_PER_DEVICE=1  every device has its own image, FILE.SLOT (bench/run's
+ *                                        rows with several devices)
  *   UMSRESTORE_TEST_SLOW_SAVE_MS=N       each save pass waits N ms before it starts
  *   UMSRESTORE_TEST_SLOW_RESTORE_MS=N    each restore pass waits N ms before it starts
  *   UMSRESTORE_TEST_FAIL_OPEN=SLOT       opening this device fails (-ENODEV)
@@ -18,28 +20,40 @@
 #include "hw-sim-file.h"
 #include "umsrestored.h"
 
-typedef struct SimBackend {
+#define SIM_DEVICES_MAX 16
+
+typedef struct SimBackend SimBackend;
+
+typedef struct SimDevice {
+        SimBackend *backend;
+        HwSim *sim;
+        char *path;
+} SimDevice;
+
+struct SimBackend {
         const char *path;
         const char *fail_open;
         unsigned long slow_save_ms, slow_restore_ms;
         bool hang_after_vt_switch;
         bool hang_in_test;
+        bool per_device;
         bool in_save, in_test;
-        HwSim *sim;
-} SimBackend;
+        SimDevice devices[SIM_DEVICES_MAX];
+        size_t n_devices;
+};
 
 static void sim_vt_switched(HwSim *sim, void *userdata)
 {
-        SimBackend *b = userdata;
+        SimDevice *sd = userdata;
 
         /* The real machine keeps a VT switch whatever happens to the process after it. */
-        (void)hw_sim_file_store(sim, b->path);
-        if (b->hang_after_vt_switch && b->in_save)
+        (void)hw_sim_file_store(sim, sd->path);
+        if (sd->backend->hang_after_vt_switch && sd->backend->in_save)
                 for (;;)
                         pause();
 }
 
-static SimBackend *hang_backend;
+static SimDevice *hang_device;
 static const HwOps *hang_real_ops;
 static HwOps hang_ops;
 
@@ -50,9 +64,23 @@ static int hang_io_write(Hw *hw, uint16_t port, unsigned width, uint32_t value)
         int r = hang_real_ops->io_write(hw, port, width, value);
 
         if (r >= 0 && port == 0x3C6 && width == 1 && value == 0) {
-                (void)hw_sim_file_store(hang_backend->sim, hang_backend->path);
+                (void)hw_sim_file_store(hang_device->sim, hang_device->path);
                 for (;;)
                         pause();
+        }
+        return r;
+}
+
+static int open_device(SimDevice *sd, const DisplayDevice *d, Hw **ret)
+{
+        int r = hw_sim_open_func(d, sd->sim, ret);
+
+        if (r >= 0 && sd->backend->hang_in_test && sd->backend->in_test) {
+                hang_device = sd;
+                hang_real_ops = (*ret)->ops;
+                hang_ops = *hang_real_ops;
+                hang_ops.io_write = hang_io_write;
+                (*ret)->ops = &hang_ops;
         }
         return r;
 }
@@ -60,25 +88,28 @@ static int hang_io_write(Hw *hw, uint16_t port, unsigned width, uint32_t value)
 static int sim_backend_open(const DisplayDevice *d, void *userdata, Hw **ret)
 {
         SimBackend *b = userdata;
+        SimDevice *sd;
         int r;
 
         if (b->fail_open && streq(b->fail_open, d->slot))
                 return -ENODEV;
-        if (!b->sim) {
-                r = hw_sim_file_load(b->path, d, &b->sim);
-                if (r < 0)
-                        return r;
-                hw_sim_set_vt_hook(b->sim, sim_vt_switched, b);
+        for (size_t i = 0; i < b->n_devices; i++)
+                if (streq(hw_sim_device(b->devices[i].sim)->slot, d->slot) || !b->per_device)
+                        return open_device(&b->devices[i], d, ret);
+        if (b->n_devices == SIM_DEVICES_MAX)
+                return -ENOSPC;
+        sd = &b->devices[b->n_devices];
+        *sd = (SimDevice){ .backend = b };
+        if (b->per_device ? asprintf(&sd->path, "%s.%s", b->path, d->slot) < 0 : !(sd->path = strdup(b->path)))
+                return -ENOMEM;
+        r = hw_sim_file_load(sd->path, d, &sd->sim);
+        if (r < 0) {
+                sd->path = mfree(sd->path);
+                return r;
         }
-        r = hw_sim_open_func(d, b->sim, ret);
-        if (r >= 0 && b->hang_in_test && b->in_test) {
-                hang_backend = b;
-                hang_real_ops = (*ret)->ops;
-                hang_ops = *hang_real_ops;
-                hang_ops.io_write = hang_io_write;
-                (*ret)->ops = &hang_ops;
-        }
-        return r;
+        hw_sim_set_vt_hook(sd->sim, sim_vt_switched, sd);
+        b->n_devices++;
+        return open_device(sd, d, ret);
 }
 
 static int sim_backend_begin(void *userdata, const char *what)
@@ -105,9 +136,15 @@ static int sim_backend_end(void *userdata)
         SimBackend *b = userdata;
         int r = 0;
 
-        if (b->sim)
-                r = hw_sim_file_store(b->sim, b->path);
-        b->sim = hw_sim_unref(b->sim);
+        for (size_t i = 0; i < b->n_devices; i++) {
+                SimDevice *sd = &b->devices[i];
+                int q = hw_sim_file_store(sd->sim, sd->path);
+                if (q < 0 && r >= 0)
+                        r = q;
+                sd->sim = hw_sim_unref(sd->sim);
+                sd->path = mfree(sd->path);
+        }
+        b->n_devices = 0;
         return r;
 }
 
@@ -125,6 +162,7 @@ int main(int argc, char *argv[])
         const char *slow = getenv("UMSRESTORE_TEST_SLOW_SAVE_MS");
         const char *slow_restore = getenv("UMSRESTORE_TEST_SLOW_RESTORE_MS");
         const char *hang = getenv("UMSRESTORE_TEST_HANG_AFTER_VT_SWITCH");
+        const char *per_device = getenv("UMSRESTORE_TEST_HW_SIM_PER_DEVICE");
         const char *hang_test = getenv("UMSRESTORE_TEST_HANG_IN_TEST");
 
         sb.path = getenv("UMSRESTORE_TEST_HW_SIM");
@@ -132,6 +170,7 @@ int main(int argc, char *argv[])
         sb.slow_save_ms = slow ? strtoul(slow, NULL, 10) : 0;
         sb.slow_restore_ms = slow_restore ? strtoul(slow_restore, NULL, 10) : 0;
         sb.hang_after_vt_switch = hang && streq(hang, "1");
+        sb.per_device = per_device && streq(per_device, "1");
         sb.hang_in_test = hang_test && streq(hang_test, "1");
         return umsrestored_main(argc, argv, &backend);
 }

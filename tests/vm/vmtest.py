@@ -11,7 +11,8 @@ be stale").
   vmtest.py CASE --umsrestored BIN --vgapeek BIN --workdir DIR [--sysconfdir DIR]
 
 Cases: control, std, cirrus, ati, kms, bad-state, two-cycles, console, caps, efifb, vesafb, vesafb-vbe,
-cirrus-vesafb, fallback, test-restore, test-restore-cirrus, gone, hang.
+cirrus-vesafb, fallback, test-restore, test-restore-cirrus; the fault cases (vmfaults.py): fault-hang, fault-kms,
+fault-removed, fault-full, fault-kill.
 Exit: 0 pass, 1 fail, 77 skip (only 'console', while umsrestored has no console method).
 
 Environment:
@@ -576,60 +577,6 @@ def case_test_restore_cirrus(c):
     test_restore_case(c, 'cirrus')
 
 
-def case_gone(c):
-    """The device goes away between save and restore, on the real kernel: removed from the
-    PCI bus, --restore-now finds nothing to manage (exit 3) and writes nothing; back on the
-    bus and rebound to a KMS driver (bochs DRM), --restore-now hands off (exit 3, "kms"),
-    leaves the state where it is and does not touch a register the kernel now owns."""
-    c.boot('std', modules=['bochs'])
-    before = c.picture()
-    p0 = c.peek()
-    check(not p0.problems(), f'display not live before the save: {p0.line}')
-    c.ums('--no-console-switch --save-now', expect=0)
-    _, states = c.run('vmt states', expect=0)
-    check(STATE in states, f'--save-now wrote no state:\n{states}')
-    c.run(f'echo 1 > /sys/bus/pci/devices/{SLOT}/remove', expect=0)
-    rc, out = c.ums('--no-console-switch --restore-now')
-    check(rc == EXIT_NOTHING and 'nothing to restore' in out,
-          f'--restore-now with the device removed exited {rc}, expected {EXIT_NOTHING} "nothing to restore":\n{out}')
-    V.log(f'device removed: --restore-now exit {rc}, nothing to restore')
-    c.run('echo 1 > /sys/bus/pci/rescan', expect=0)
-    c.run(f'test -e /sys/bus/pci/devices/{SLOT}', expect=0)
-    c.run('vmt kms', expect=0)
-    p1 = c.peek()
-    st = c.device(c.status_json())
-    check(st.get('verdict') == 'kms', f"after the rebind --status says {st.get('verdict')!r}, expected 'kms'")
-    rc, out = c.ums('--no-console-switch --restore-now')
-    check(rc == EXIT_NOTHING and re.search(r'kms, not touched', out),
-          f'--restore-now on the rebound device exited {rc}, expected {EXIT_NOTHING} with "kms, not touched":\n{out}')
-    p2 = c.peek()
-    check(p2.registers() == p1.registers(),
-          f'--restore-now touched the registers of a KMS device:\n  before {p1.line}\n  after  {p2.line}')
-    _, states = c.run('vmt states', expect=0)
-    check(STATE in states, f'the hand-off removed the saved state:\n{states}')
-    V.log('rebound to bochs-drm: --restore-now handed off, registers untouched, state kept')
-
-
-def case_hang(c):
-    """--restore-now on a device that stops answering (umsrestored-faults: the first port
-    write of the restore never returns) is stopped at ManualDeadlineSec= (2 s here): exit 11
-    within the deadline and a message that says so; nothing hangs."""
-    check(c.args.umsrestored_faults, 'this case needs --umsrestored-faults')
-    c.boot('std')
-    c.picture()
-    write_config(c, '[General]\nManualDeadlineSec=2')
-    c.ums('--no-console-switch --save-now', expect=0)
-    t0 = time.monotonic()
-    rc, out = c.run('UMSRESTORE_TEST_HANG=1 umsrestored-faults --no-console-switch --restore-now', timeout=20)
-    took = time.monotonic() - t0
-    c.times['hang_stopped_s'] = round(took, 2)
-    check(rc == 11 and 'did not finish within 2.0 s' in out,
-          f'the hanging restore exited {rc} after {took:.1f} s, expected 11 "did not finish within 2.0 s":\n{out}')
-    check(took < 8, f'the hanging restore took {took:.1f} s to be stopped (deadline 2 s)')
-    V.log(f'the hanging restore was stopped after {took:.1f} s (deadline 2 s, exit {rc})')
-    c.ums('--no-console-switch --restore-now', expect=0)
-
-
 def case_cirrus_vesafb(c):
     """Cirrus, SeaBIOS, vga=0x314: a vesafb 800x600x16 console, which no native method brings
     back on this chip: the default plan takes the vbe method, and after S3 the picture, the
@@ -800,8 +747,6 @@ CASES = {
     'cirrus-vesafb': case_cirrus_vesafb,
     'fallback': case_fallback,
     'test-restore': case_test_restore,
-    'gone': case_gone,
-    'hang': case_hang,
     'test-restore-cirrus': case_test_restore_cirrus,
 }
 
