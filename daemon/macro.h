@@ -19,8 +19,19 @@
 #define _warn_unused_result_ __attribute__((warn_unused_result))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
+/* Each argument is evaluated exactly once: MIN(r, hw_outb(...)) does the write one time. */
+#define MIN(a, b)                                                                                            \
+        __extension__({                                                                                      \
+                __typeof__(a) _min_a_ = (a);                                                                 \
+                __typeof__(b) _min_b_ = (b);                                                                 \
+                _min_a_ < _min_b_ ? _min_a_ : _min_b_;                                                       \
+        })
+#define MAX(a, b)                                                                                            \
+        __extension__({                                                                                      \
+                __typeof__(a) _max_a_ = (a);                                                                 \
+                __typeof__(b) _max_b_ = (b);                                                                 \
+                _max_a_ > _max_b_ ? _max_a_ : _max_b_;                                                       \
+        })
 
 #define TAKE_PTR(p)                                                                                          \
         __extension__({                                                                                                 \

@@ -299,6 +299,40 @@ static void test_restore_order(void **state)
         assert_int_equal(hw_sim_errors(f->sim), 0);
 }
 
+/* Every sequencer, graphics and misc write of a restore happens once: no data port is written
+ * the same register and value twice in a row (a MIN()/MAX() that evaluated its argument twice
+ * did every write of the restore two times). */
+static void test_restore_writes_once(void **state)
+{
+        Fixture *f = *state;
+        static const uint16_t ports[] = { 0x3C2, 0x3C5, 0x3CF };
+        const HwSimAccess *log;
+        size_t n;
+
+        hw_sim_load_mode3(f->sim);
+        hw_sim_fill_planes(f->sim, 7);
+        save(f);
+        hw_sim_wake(f->sim);
+        hw_sim_log_clear(f->sim);
+        assert_int_equal(method_vga.restore(f->hw, f->hw->device, f->payload.data, f->payload.size), 0);
+        log = hw_sim_log(f->sim, &n);
+        for (size_t p = 0; p < ELEMENTSOF(ports); p++) {
+                const HwSimAccess *prev = NULL;
+                size_t writes = 0;
+                for (size_t i = 0; i < n; i++) {
+                        const HwSimAccess *a = &log[i];
+                        if (a->type != HW_SIM_IO_WRITE || a->port != ports[p])
+                                continue;
+                        if (prev && prev->reg == a->reg && prev->value == a->value)
+                                fail_msg("port 0x%x register %d written 0x%x twice in a row (log entries %zu, %zu)",
+                                         a->port, a->reg, a->value, (size_t)(prev - log), i);
+                        prev = a;
+                        writes++;
+                }
+                assert_true(writes > 0);
+        }
+}
+
 static void test_save_order(void **state)
 {
         Fixture *f = *state;
@@ -711,6 +745,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_failures_leave_display_on, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pas_set_even_if_saved_clear, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_early_failure_unblanks, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_restore_writes_once, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
