@@ -45,8 +45,10 @@ def footprint(c, pid):
     """The daemon's open files and memory, read in the guest."""
     _, out = c.run(f'ls /proc/{pid}/fd | wc -l; grep -E "^VmRSS:" /proc/{pid}/status; '
                    f'grep -E "^(Private_Dirty|Private_Clean):" /proc/{pid}/smaps_rollup', expect=0)
-    lines = out.split('\n')
-    f = {'fds': int(lines[0].strip())}
+    # The first line holding only a number: the serial console may hand back a blank line first.
+    m = re.search(r'^\s*(\d+)\s*$', out, re.M)
+    c.require(m, f'no fd count for the daemon (pid {pid}):\n{out}')
+    f = {'fds': int(m.group(1))}
     for key in ('VmRSS', 'Private_Dirty', 'Private_Clean'):
         m = re.search(rf'^{key}:\s+(\d+) kB', out, re.M)
         c.require(m, f'no {key} for the daemon (pid {pid}):\n{out}')
@@ -63,6 +65,9 @@ def soak(c, cycles):
     c.require(c.wait_lock(30, pid), f'umsrestored (pid {pid}) holds no sleep delay lock: {c.inhibitors()}')
     before, p0 = c.picture()
     samples = {0: footprint(c, pid)}
+    # Where the private memory is, for a person reading the log (mappings over 64 KiB dirty).
+    c.run(f"awk '/^[0-9a-f]+-[0-9a-f]+ /{{m=$0}} /^Private_Dirty:/{{if ($2 > 64) print $2 \" kB: \" m}}' "
+          f'/proc/{pid}/smaps')
     t0 = time.monotonic()
     for i in range(1, cycles + 1):
         cursor = c.sleep('systemctl suspend', before)
