@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include "quirks-match.h"
+#include "textmatch.h"
 
 /* Attributes that ask for the video BIOS or the kernel's wakeup BIOS call, and the method
  * each one needs by name. The names are data: a method not built in is reported, not fatal. */
@@ -68,9 +69,12 @@ bool quirk_match_test(const QuirkMatch *m, const DmiInfo *dmi, const DisplayDevi
                 return dmi->present && fnmatch(m->pattern, dmi->modalias, 0) == 0;
         case QUIRK_MATCH_DMI:
                 value = dmi->fields[m->field];
-                if (!m->has_regex)
+                if (m->text_only)
+                        hit = textmatch_match(m->pattern, value, m->op == QUIRK_OP_REGEX_ICASE);
+                else if (m->has_regex)
+                        hit = regexec(&m->regex, value, 0, NULL, 0) == 0;
+                else
                         return string_op(m->op, value, m->pattern);
-                hit = regexec(&m->regex, value, 0, NULL, 0) == 0;
                 return m->op == QUIRK_OP_NOT_REGEX ? !hit : hit;
         case QUIRK_MATCH_PCI_ID:
                 if (!d)

@@ -13,6 +13,7 @@
 #include "quirks.h"
 #include "suggest.h"
 #include "sysfs.h"
+#include "textmatch.h"
 #include "version.h"
 
 #define QUIRK_SUFFIX ".quirks"
@@ -173,6 +174,11 @@ static int parse_dmi_pattern(QuirkMatch *m, const char *value, char **ret_error)
                 return -ENOMEM;
         if (m->op > QUIRK_OP_NOT_REGEX)
                 return 0;
+        /* Literal alternatives need no compiled expression (textmatch.h: the memory it saves). */
+        if (textmatch_simple(m->pattern)) {
+                m->text_only = true;
+                return 0;
+        }
         if (m->op == QUIRK_OP_REGEX_ICASE)
                 flags |= REG_ICASE;
         r = regcomp(&m->regex, m->pattern, flags);

@@ -44,7 +44,8 @@ typedef struct QuirkMatch {
         DmiField field;    /* QUIRK_MATCH_DMI */
         QuirkOp op;        /* QUIRK_MATCH_DMI */
         char *pattern;     /* modalias glob, DMI pattern or value, driver name */
-        bool has_regex;
+        bool text_only; /* a regex op whose pattern textmatch.h matches: no compiled expression */
+        bool has_regex; /* a regex op with a compiled expression */
         regex_t regex;
         uint16_t pci_id[4]; /* vendor, device, subvendor, subdevice */
         unsigned pci_any;   /* bit i: field i is '*' (or not given) */

@@ -14,7 +14,7 @@ import sys
 LAYERS = [
     ["macro", "exit-codes", "version"],
     ["fileio"],
-    ["log", "buffer", "sysfs", "suggest", "child", "conf-reader"],
+    ["log", "buffer", "sysfs", "suggest", "textmatch", "child", "conf-reader"],
     ["rundir", "devices", "intel-chips", "dmi"],
     ["hw", "classify", "state"],
     ["methods"],

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <malloc.h>
+#include <regex.h>
 #include <sys/stat.h>
 
 #include "dmi.h"
@@ -13,6 +15,7 @@
 #include "quirks-match.h"
 #include "quirks.h"
 #include "survey.h"
+#include "textmatch.h"
 
 static const char *data_dir;
 static const char *const test_methods[] = { "console", "dpms", "vga", "intel", "pci-config" };
@@ -300,6 +303,165 @@ static void test_shipped(void **state)
         assert_true(db->n_sections >= 1);
 }
 
+/* What regexec() says, the reference for textmatch. */
+static bool regex_says(const char *pattern, const char *value, bool icase)
+{
+        regex_t re;
+        bool hit;
+
+        if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0)) != 0)
+                fail_msg("the test's pattern '%s' does not compile", pattern);
+        hit = regexec(&re, value, 0, NULL, 0) == 0;
+        regfree(&re);
+        return hit;
+}
+
+static void expect_text(const char *pattern, const char *value, bool icase, bool expected)
+{
+        assert_true(textmatch_simple(pattern));
+        if (regex_says(pattern, value, icase) != expected)
+                fail_msg("test table wrong: regexec says '%s' %s '%s'", pattern, expected ? "misses" : "matches", value);
+        if (textmatch_match(pattern, value, icase) != expected)
+                fail_msg("textmatch: '%s' %s '%s'%s, regexec does not", pattern, expected ? "misses" : "matches",
+                         value, icase ? " (ignoring case)" : "");
+}
+
+/* The shapes textmatch takes, with the corners of ERE precedence; the shapes it refuses. */
+static void test_textmatch(void **state)
+{
+        (void)state;
+        expect_text("^Acer", "Acer Inc.", false, true);
+        expect_text("^Acer", "acer", false, false);
+        expect_text("^Acer", "acer", true, true);
+        expect_text("^Acer", "An Acer", false, false);
+        expect_text("C300", "TravelMate C300", false, true);
+        expect_text("C300", "C30", false, false);
+        expect_text("2350|2410|4000", "Aspire 4000", false, true);
+        expect_text("2350|2410|4000", "Aspire 4000X", false, true);
+        expect_text("2350|2410|4000", "Aspire 4001", false, false);
+        expect_text("2350|2410|4000", "Aspire 400", false, false);
+        /* '^' and '$' bind to their own alternative, not to the whole list */
+        expect_text("^ab|cd$", "xxab", false, false);
+        expect_text("^ab|cd$", "abxx", false, true);
+        expect_text("^ab|cd$", "xxcd", false, true);
+        expect_text("^ab|cd$", "cdxx", false, false);
+        expect_text("x|^ab$", "ab", false, true);
+        expect_text("x|^ab$", "abc", false, false);
+        /* a group takes both anchors for every alternative */
+        expect_text("^(MS-1057|U-100)$", "U-100", false, true);
+        expect_text("^(MS-1057|U-100)$", "U-1000", false, false);
+        expect_text("^(MS-1057|U-100)$", "XMS-1057", false, false);
+        expect_text("(ab|cd)$", "xxab", false, true);
+        expect_text("^(ab|cd)", "cdxx", false, true);
+        expect_text("(ab|cd)", "xcdx", false, true);
+        /* '.' is any one character */
+        expect_text("^1.0$", "1.0", false, true);
+        expect_text("^1.0$", "1x0", false, true);
+        expect_text("^1.0$", "10", false, false);
+        expect_text("Inc.", "Inc", false, false);
+        expect_text("Inc.", "Inc.", false, true);
+        expect_text("^MICRO-STAR", "Micro-Star International", true, true);
+        expect_text("long pattern", "short", false, false);
+        expect_text("a", "", false, false);
+        /* not this shape: a compiled expression takes them */
+        assert_false(textmatch_simple(""));
+        assert_false(textmatch_simple("^"));
+        assert_false(textmatch_simple("^$"));
+        assert_false(textmatch_simple("a|"));
+        assert_false(textmatch_simple("|a"));
+        assert_false(textmatch_simple("a||b"));
+        assert_false(textmatch_simple("a*"));
+        assert_false(textmatch_simple("D6[0-9]0"));
+        assert_false(textmatch_simple("a\\.b"));
+        assert_false(textmatch_simple("^(a)b$"));
+        assert_false(textmatch_simple("(a)|(b)"));
+        assert_false(textmatch_simple("PCG-F430(UC)|X"));
+        assert_false(textmatch_simple("^(a|b(c))$"));
+        assert_false(textmatch_simple("a^b"));
+        assert_false(textmatch_simple("a$b"));
+        assert_false(textmatch_simple("^a$$"));
+        assert_false(textmatch_simple("a{2}"));
+}
+
+/* Subjects around a pattern: its alternatives alone, inside other text, cut short, with
+ * '.' replaced, with the case turned. */
+static void check_shipped_pattern(const QuirkMatch *m, unsigned *n_checked)
+{
+        bool icase = m->op == QUIRK_OP_REGEX_ICASE;
+        char alts[QUIRK_LINE_MAX + 1], subject[QUIRK_LINE_MAX + 16];
+
+        snprintf(alts, sizeof(alts), "%s", m->pattern);
+        for (char *save = NULL, *a = strtok_r(alts, "|^$()", &save); a; a = strtok_r(NULL, "|^$()", &save)) {
+                static const char *const forms[] = { "%s", "x%s", "%sx", "x%sx", "%.3s", "%s %s" };
+                size_t len = strlen(a);
+
+                for (unsigned f = 0; f < ELEMENTSOF(forms); f++) {
+                        for (unsigned variant = 0; variant < 3; variant++) {
+                                bool hit_text, hit_regex;
+
+                                snprintf(subject, sizeof(subject), forms[f], a, a);
+                                for (char *c = subject; *c; c++) {
+                                        if (variant == 1 && *c == '.')
+                                                *c = '#';
+                                        if (variant == 2)
+                                                *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+                                }
+                                if (f == 4 && len <= 3)
+                                        subject[len > 0 ? len - 1 : 0] = '\0';
+                                hit_text = textmatch_match(m->pattern, subject, icase);
+                                hit_regex = regex_says(m->pattern, subject, icase);
+                                if (hit_text != hit_regex)
+                                        fail_msg("'%s'%s on '%s': textmatch says %s, regexec %s", m->pattern,
+                                                 icase ? " (icase)" : "", subject, hit_text ? "match" : "no match",
+                                                 hit_regex ? "match" : "no match");
+                                (*n_checked)++;
+                        }
+                }
+        }
+}
+
+/* Every shipped DMI expression textmatch takes gives regexec()'s answer; those it does not
+ * take are compiled. The loaded database stays small: a compiled expression for each
+ * pm-utils pattern cost 3.6 MiB of heap in the daemon. */
+static void test_shipped_textmatch(void **state)
+{
+        _cleanup_(quirk_db_freep) QuirkDb *db = NULL;
+        _cleanup_free_ char *dir = shipped_dir(), *error = NULL;
+        QuirkMethodNames table = survey_method_names();
+        unsigned n_text = 0, n_compiled = 0, n_checked = 0;
+        struct mallinfo2 before, after;
+
+        (void)state;
+        malloc_trim(0);
+        before = mallinfo2();
+        assert_int_equal(quirk_db_new(&db), 0);
+        if (quirk_db_load_dir(db, dir, false, &table, &error) < 0)
+                fail_msg("shipped quirk files: %s", error);
+        after = mallinfo2();
+        if (after.uordblks - before.uordblks >= 1024 * 1024)
+                fail_msg("the shipped database takes %zu KiB of heap (over 1 MiB)", (after.uordblks - before.uordblks) / 1024);
+        for (size_t i = 0; i < db->n_sections; i++)
+                for (size_t j = 0; j < db->sections[i].n_matches; j++) {
+                        const QuirkMatch *m = &db->sections[i].matches[j];
+
+                        if (m->kind != QUIRK_MATCH_DMI || m->op > QUIRK_OP_NOT_REGEX)
+                                continue;
+                        assert_true(m->text_only != m->has_regex);
+                        assert_true(m->text_only == textmatch_simple(m->pattern));
+                        if (m->has_regex) {
+                                n_compiled++;
+                                continue;
+                        }
+                        n_text++;
+                        check_shipped_pattern(m, &n_checked);
+                }
+        print_message("shipped DMI expressions: %u matched as text (%u subjects checked against regexec), %u "
+                      "compiled; database heap %zu KiB\n",
+                      n_text, n_checked, n_compiled, (after.uordblks - before.uordblks) / 1024);
+        assert_true(n_text > 100);
+        assert_true(n_compiled < n_text / 20);
+}
+
 static void write_file(const char *path, const char *text)
 {
         FILE *f = fopen(path, "we");
@@ -475,7 +637,8 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_match),          cmocka_unit_test(test_resolve),
                 cmocka_unit_test(test_shipped),        cmocka_unit_test(test_local_override),
                 cmocka_unit_test(test_dmi_read),       cmocka_unit_test(test_survey_u100),
-                cmocka_unit_test(test_survey_quirk_adds_vbe),
+                cmocka_unit_test(test_survey_quirk_adds_vbe), cmocka_unit_test(test_textmatch),
+                cmocka_unit_test(test_shipped_textmatch),
         };
 
         if (argc < 2) {
