@@ -541,12 +541,16 @@ static void fill_ram(Session *s, uint32_t start, uint32_t end, const uint8_t *da
 }
 
 /* The emulated first MiB: vectors and BIOS data from the machine, fresh conventional memory
- * above them, the video BIOS from its shadow, the system BIOS (read-only, not executable).
- * Everything else (0xC0000 + ROM .. 0xEFFFF, above 1 MiB but the device's BARs) is unmapped. */
+ * above them, the video BIOS from its shadow, a private copy of the upper memory between the
+ * video BIOS and the system BIOS (read-write, not executable: where firmware keeps option-ROM
+ * data; SeaBIOS's VGA BIOS was seen running on a stack there), the system BIOS (read-only, not
+ * executable). Everything else (above 1 MiB but the device's BARs) is unmapped. Writes stay
+ * in the emulator: nothing of the machine's memory is written. */
 static int session_load(Session *s)
 {
-        _cleanup_free_ uint8_t *low = NULL, *rom = NULL, *sys = NULL;
+        _cleanup_free_ uint8_t *low = NULL, *rom = NULL, *upper = NULL, *sys = NULL;
         uint8_t head[3];
+        uint32_t upper_len;
         int r;
 
         r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE, head, sizeof(head));
@@ -567,16 +571,20 @@ static int session_load(Session *s)
         s->rom_size = MIN((uint32_t)head[2] * 512u, VBE_EMU_ROM_MAX);
         s->stats.rom_size = s->rom_size;
 
+        upper_len = VBE_EMU_SYS_BASE - (VBE_EMU_ROM_BASE + s->rom_size);
         low = malloc(0x500);
         rom = malloc(s->rom_size);
-        sys = malloc(0x10000);
-        if (!low || !rom || !sys)
+        upper = malloc(MAX(upper_len, 1u));
+        sys = malloc(HW_FIRMWARE_END - VBE_EMU_SYS_BASE);
+        if (!low || !rom || !upper || !sys)
                 return -ENOMEM;
         r = hw_firmware_read(s->hw, 0, low, 0x500);
         if (r >= 0)
                 r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE, rom, s->rom_size);
+        if (r >= 0 && upper_len > 0)
+                r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE + s->rom_size, upper, upper_len);
         if (r >= 0)
-                r = hw_firmware_read(s->hw, 0xF0000, sys, 0x10000);
+                r = hw_firmware_read(s->hw, VBE_EMU_SYS_BASE, sys, HW_FIRMWARE_END - VBE_EMU_SYS_BASE);
         if (r < 0) {
                 snprintf(s->fault_text, sizeof(s->fault_text), "cannot read firmware memory: %s", STRERROR(r));
                 return r;
@@ -586,7 +594,9 @@ static int session_load(Session *s)
         fill_ram(s, 0x500, HW_FIRMWARE_LOW_END, NULL, X86EMU_PERM_RWX);
         /* The shadow is private: a BIOS that keeps variables in its own segment may write. */
         fill_ram(s, VBE_EMU_ROM_BASE, VBE_EMU_ROM_BASE + s->rom_size, rom, X86EMU_PERM_RWX);
-        fill_ram(s, 0xF0000, HW_FIRMWARE_END, sys, X86EMU_PERM_R);
+        if (upper_len > 0)
+                fill_ram(s, VBE_EMU_ROM_BASE + s->rom_size, VBE_EMU_SYS_BASE, upper, X86EMU_PERM_RW);
+        fill_ram(s, VBE_EMU_SYS_BASE, HW_FIRMWARE_END, sys, X86EMU_PERM_R);
 
         for (unsigned i = 0; i < ELEMENTSOF(s->bars); i++)
                 s->bar_valid[i] = hw_bar_info(s->hw, i, &s->bars[i]) >= 0 && !s->bars[i].is_io &&

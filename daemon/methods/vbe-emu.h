@@ -16,6 +16,7 @@
 #define VBE_EMU_BUF_SIZE 0x10000u
 #define VBE_EMU_ROM_BASE 0xC0000u
 #define VBE_EMU_ROM_MAX 0x30000u   /* up to 0xEFFFF */
+#define VBE_EMU_SYS_BASE 0xF0000u  /* the system BIOS, up to HW_FIRMWARE_END */
 
 /* Per call, unless the caller says otherwise. A VBE call on the BIOSes measured here takes
  * well under a million instructions; a POST a few million. */

@@ -267,6 +267,53 @@ static void test_post_only_for_the_devices_rom(void **state)
 }
 
 /* A handler that never returns: the instruction budget stops it, the call is named. */
+/* The upper memory between the video BIOS and the system BIOS is there to use, as a private
+ * copy: SeaBIOS's VGA BIOS was seen on a stack at 0xE8C2C once vbetool had run it, and the
+ * session failed on "unmapped memory". A write there stays in the emulator; above 1 MiB
+ * (no BAR) an access still fails the call, named. */
+static void test_upper_memory_is_private(void **state)
+{
+        Fixture *f = *state;
+        static const uint8_t rw[] = {
+                0x1E,             /* push ds */
+                0xB8, 0x00, 0xE8, /* mov ax, 0xE800 */
+                0x8E, 0xD8,       /* mov ds, ax */
+                0xA0, 0x2C, 0x0C, /* mov al, [0x0C2C] */
+                0xFE, 0xC0,       /* inc al */
+                0xA2, 0x2C, 0x0C, /* mov [0x0C2C], al */
+                0xA0, 0x2C, 0x0C, /* mov al, [0x0C2C] */
+                0xB4, 0x00,       /* mov ah, 0 */
+                0x1F,             /* pop ds */
+                0xCF,             /* iret */
+        };
+        static const uint8_t far[] = {
+                0x66, 0xB8, 0x00, 0x00, 0x20, 0x00, /* mov eax, 0x200000 */
+                0x67, 0x8A, 0x00,                   /* mov al, [eax] (big real mode) */
+                0xCF,                               /* iret */
+        };
+        VbeEmuCall call = { .kind = VBE_EMU_INT10, .in = { .eax = 0x4F03 } };
+        VbeEmuResult res;
+        size_t done = 0;
+        uint8_t *fw;
+
+        boot_bios(f, 0xC114);
+        fw = hw_sim_firmware(f->sim);
+        fw[0xE8C2C] = 0x5A;
+        plant_int10(f, rw, sizeof(rw));
+        if (vbe_emu_run(f->hw, f->hw->device, &call, 1, NULL, &res, &done, NULL) != 0)
+                fail_msg("a read and write at 0xE8C2C: %s", f->hw->failure);
+        vbe_emu_results_done(&res, done);
+        assert_int_equal(done, 1);
+        assert_int_equal(res.out.eax & 0xFFFF, 0x005B); /* read the machine's byte, wrote, read back */
+        assert_int_equal(hw_sim_firmware(f->sim)[0xE8C2C], 0x5A); /* the machine's copy untouched */
+
+        plant_int10(f, far, sizeof(far));
+        hw_clear_failure(f->hw);
+        assert_int_equal(vbe_emu_run(f->hw, f->hw->device, &call, 1, NULL, &res, &done, NULL), -EFAULT);
+        assert_int_equal(done, 0);
+        assert_note(f, "unmapped memory at 0x00200000");
+}
+
 static void test_loop_hits_the_budget(void **state)
 {
         Fixture *f = *state;
@@ -409,6 +456,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test_setup_teardown(test_roundtrip_vesa_mode, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_verify_names_a_difference, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_post_only_for_the_devices_rom, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_upper_memory_is_private, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_loop_hits_the_budget, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_hung_port_hits_the_deadline, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_failed_call_is_named, setup, teardown),
