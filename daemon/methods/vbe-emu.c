@@ -548,9 +548,9 @@ static void fill_ram(Session *s, uint32_t start, uint32_t end, const uint8_t *da
  * in the emulator: nothing of the machine's memory is written. */
 static int session_load(Session *s)
 {
-        _cleanup_free_ uint8_t *low = NULL, *rom = NULL, *upper = NULL, *sys = NULL;
+        _cleanup_free_ uint8_t *low = NULL, *upper = NULL;
         uint8_t head[3];
-        uint32_t upper_len;
+        uint32_t rom_end;
         int r;
 
         r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE, head, sizeof(head));
@@ -570,21 +570,17 @@ static int session_load(Session *s)
         }
         s->rom_size = MIN((uint32_t)head[2] * 512u, VBE_EMU_ROM_MAX);
         s->stats.rom_size = s->rom_size;
+        rom_end = VBE_EMU_ROM_BASE + s->rom_size;
 
-        upper_len = VBE_EMU_SYS_BASE - (VBE_EMU_ROM_BASE + s->rom_size);
+        /* The first KiBs (IVT, BDA) and everything from the shadow to the end of the first
+         * MiB, each read once. */
         low = malloc(0x500);
-        rom = malloc(s->rom_size);
-        upper = malloc(MAX(upper_len, 1u));
-        sys = malloc(HW_FIRMWARE_END - VBE_EMU_SYS_BASE);
-        if (!low || !rom || !upper || !sys)
+        upper = malloc(HW_FIRMWARE_END - VBE_EMU_ROM_BASE);
+        if (!low || !upper)
                 return -ENOMEM;
         r = hw_firmware_read(s->hw, 0, low, 0x500);
         if (r >= 0)
-                r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE, rom, s->rom_size);
-        if (r >= 0 && upper_len > 0)
-                r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE + s->rom_size, upper, upper_len);
-        if (r >= 0)
-                r = hw_firmware_read(s->hw, VBE_EMU_SYS_BASE, sys, HW_FIRMWARE_END - VBE_EMU_SYS_BASE);
+                r = hw_firmware_read(s->hw, VBE_EMU_ROM_BASE, upper, HW_FIRMWARE_END - VBE_EMU_ROM_BASE);
         if (r < 0) {
                 snprintf(s->fault_text, sizeof(s->fault_text), "cannot read firmware memory: %s", STRERROR(r));
                 return r;
@@ -593,10 +589,10 @@ static int session_load(Session *s)
         fill_ram(s, 0, 0x500, low, X86EMU_PERM_RW);
         fill_ram(s, 0x500, HW_FIRMWARE_LOW_END, NULL, X86EMU_PERM_RWX);
         /* The shadow is private: a BIOS that keeps variables in its own segment may write. */
-        fill_ram(s, VBE_EMU_ROM_BASE, VBE_EMU_ROM_BASE + s->rom_size, rom, X86EMU_PERM_RWX);
-        if (upper_len > 0)
-                fill_ram(s, VBE_EMU_ROM_BASE + s->rom_size, VBE_EMU_SYS_BASE, upper, X86EMU_PERM_RW);
-        fill_ram(s, VBE_EMU_SYS_BASE, HW_FIRMWARE_END, sys, X86EMU_PERM_R);
+        fill_ram(s, VBE_EMU_ROM_BASE, rom_end, upper, X86EMU_PERM_RWX);
+        if (rom_end < VBE_EMU_SYS_BASE)
+                fill_ram(s, rom_end, VBE_EMU_SYS_BASE, upper + s->rom_size, X86EMU_PERM_RW);
+        fill_ram(s, VBE_EMU_SYS_BASE, HW_FIRMWARE_END, upper + (VBE_EMU_SYS_BASE - VBE_EMU_ROM_BASE), X86EMU_PERM_R);
 
         for (unsigned i = 0; i < ELEMENTSOF(s->bars); i++)
                 s->bar_valid[i] = hw_bar_info(s->hw, i, &s->bars[i]) >= 0 && !s->bars[i].is_io &&
