@@ -36,6 +36,7 @@ static uint64_t now_ns(void)
 static int run_once(const char *command, unsigned timeout_ms, double *ret_ms, bool *ret_hung)
 {
         char buf[1024], *argv[ARGS_MAX + 1], *save = NULL, *in = NULL, *out = NULL, *both = NULL;
+        sigset_t chld, old_mask;
         uint64_t t0, deadline;
         int status = 0, n = 0;
         pid_t pid;
@@ -55,16 +56,26 @@ static int run_once(const char *command, unsigned timeout_ms, double *ret_ms, bo
                 return -EINVAL;
 
         *ret_hung = false;
+        /* The wait sleeps until SIGCHLD or the deadline: a polling parent would take CPU
+         * time from the command it times (in a one-CPU TCG guest, half of it). */
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        if (sigprocmask(SIG_BLOCK, &chld, &old_mask) < 0)
+                return -errno;
         t0 = now_ns();
         pid = fork();
-        if (pid < 0)
-                return -errno;
+        if (pid < 0) {
+                int e = -errno;
+                (void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
+                return e;
+        }
         if (pid == 0) {
                 int null = open("/dev/null", O_RDWR);
                 int fd_in = in ? open(in, O_RDONLY) : null;
                 int fd_log = both ? open(both, O_WRONLY | O_CREAT | O_APPEND, 0600) : null;
                 int fd_out = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : fd_log;
                 (void)setpgid(0, 0);
+                (void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
                 if (null < 0 || fd_in < 0 || fd_out < 0 || fd_log < 0)
                         _exit(126);
                 (void)dup2(fd_in, STDIN_FILENO);
@@ -75,18 +86,30 @@ static int run_once(const char *command, unsigned timeout_ms, double *ret_ms, bo
         }
         deadline = t0 + (uint64_t)timeout_ms * 1000000u;
         for (;;) {
-                pid_t w = waitpid(pid, &status, WNOHANG);
+                pid_t w = waitpid(pid, &status, *ret_hung ? 0 : WNOHANG);
+                uint64_t now;
+
                 if (w == pid)
                         break;
-                if (w < 0 && errno != EINTR)
-                        return -errno;
-                if (now_ns() >= deadline && !*ret_hung) {
+                if (w < 0 && errno != EINTR) {
+                        int e = -errno;
+                        (void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
+                        return e;
+                }
+                if (w < 0 || *ret_hung)
+                        continue;
+                now = now_ns();
+                if (now >= deadline) {
                         *ret_hung = true;
                         (void)kill(-pid, SIGKILL);
                         (void)kill(pid, SIGKILL);
+                        continue;
                 }
-                usleep(200);
+                struct timespec ts = { .tv_sec = (time_t)((deadline - now) / 1000000000u),
+                                       .tv_nsec = (long)((deadline - now) % 1000000000u) };
+                (void)sigtimedwait(&chld, NULL, &ts);
         }
+        (void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
         *ret_ms = (double)(now_ns() - t0) / 1e6;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
