@@ -651,10 +651,12 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
 {
         _cleanup_(engine_result_freep) EngineResult *result = NULL;
         _cleanup_(survey_freep) Survey *survey = NULL;
+        uint64_t t0;
         int r;
 
         if (!c || !c->hw || !c->rundir || !ret)
                 return -EINVAL;
+        t0 = now_usec(CLOCK_MONOTONIC);
         r = survey_run(&c->survey, &survey);
         if (r < 0)
                 return r;
@@ -662,6 +664,7 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
         result = calloc(1, sizeof(*result));
         if (!result)
                 return -ENOMEM;
+        result->survey_usec = now_usec(CLOCK_MONOTONIC) - t0;
         if (survey->n > 0) {
                 result->devices = calloc(survey->n, sizeof(DeviceResult));
                 if (!result->devices)

@@ -63,6 +63,7 @@ typedef struct EngineResult {
         size_t n_failed;  /* attempted and failed */
         size_t n_unusable;
         SleepFlagsResult sleep_flags; /* kernel.acpi_video_flags set (save) or put back */
+        uint64_t survey_usec;         /* the survey's share of the pass (sysfs, DMI, quirks, plan) */
 } EngineResult;
 
 EngineResult *engine_result_free(EngineResult *r);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Owns a pass as a caller sees it: the run lock, the sweep of leftovers, the backend's
  * begin/end, the engine run, one log line per device, and the exit code. */
+#include <time.h>
+
 #include "child.h"
 #include "exit-codes.h"
 #include "log.h"
@@ -92,6 +94,37 @@ void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *re
         (void)c;
 }
 
+static uint64_t pass_now_usec(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* At debug level: where the pass's time went (the run lock and sweep, the survey, each
+ * device and its methods), for a person asking why a sleep or a wake is slow. */
+static void pass_log_timing(EngineOp op, const EngineResult *res, uint64_t lock_usec, uint64_t total_usec)
+{
+        log_debug("The %s took %.1f ms: run lock and sweep %.1f ms, survey %.1f ms, the rest the devices below.",
+                  engine_op_to_string(op), (double)total_usec / 1000.0, (double)lock_usec / 1000.0,
+                  (double)res->survey_usec / 1000.0);
+        for (size_t i = 0; i < res->n; i++) {
+                const DeviceResult *d = &res->devices[i];
+                char line[512] = "";
+                size_t len = 0;
+
+                if (!d->attempted)
+                        continue;
+                for (unsigned k = 0; k < d->n_per_method && len < sizeof(line); k++) {
+                        const MethodResult *m = &d->per_method[k];
+                        len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s %.2f", k ? ", " : "", m->name,
+                                                (double)(op == ENGINE_SAVE ? m->save_usec : m->restore_usec) / 1000.0);
+                }
+                log_debug("%s: %.1f ms in all; methods (ms): %s.", d->slot, (double)d->duration_usec / 1000.0,
+                          line[0] ? line : "none");
+        }
+}
+
 /* --test-restore's answer on stdout: per device, each method's times and result. */
 static void pass_print_test(const EngineResult *res)
 {
@@ -132,6 +165,8 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
         const char *opname = engine_op_to_string(op);
         int r, n;
 
+        uint64_t t_start = pass_now_usec(), t_locked;
+
         lock_fd = rundir_lock(c->rundir, PASS_LOCK_TIMEOUT_USEC);
         if (lock_fd == -EBUSY) {
                 log_error("Another umsrestored is busy (lock '%s/lock' held for more than %u s); try again.",
@@ -156,6 +191,7 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
                         return UMS_EXIT_FAILURE;
                 }
         }
+        t_locked = pass_now_usec();
         r = engine_run(c, op, &res);
         if (c->hw->pass_end) {
                 int q = c->hw->pass_end(c->hw->userdata);
@@ -172,6 +208,7 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
                 return UMS_EXIT_FAILURE;
         }
         pass_log_results(c, op, res);
+        pass_log_timing(op, res, t_locked - t_start, pass_now_usec() - t_start);
         if (op == ENGINE_TEST)
                 pass_print_test(res);
         return pass_exit_code(op, res);

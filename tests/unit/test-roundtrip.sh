@@ -41,6 +41,18 @@ code 0 "save-now" U --save-now
 [ "$(stat -c %a "$T/m/run/umsrestore")" = 700 ] && ok "state dir mode 0700" || bad "state dir mode"
 check "saving changed nothing on the device" "$SIMCTL" diff "$T/before" "$T/sim"
 
+# At debug level a pass says where its time went: lock, survey, each method of each device.
+cp -r "$DATA/machines/stdvga-vgacon" "$T/mdebug"
+cp "$T/before" "$T/simdebug"
+Udebug() { UMSRESTORE_TEST_HW_SIM="$T/simdebug" "$BIN" --root "$T/mdebug" "$@"; }
+code 0 "save-now at debug level" Udebug --log-level debug --save-now
+grep -Eq 'The save took [0-9.]+ ms: run lock and sweep [0-9.]+ ms, survey [0-9.]+ ms' "$T/out" &&
+    ok "debug: the pass's phases" || { bad "debug: no phase line"; sed 's/^/#   /' "$T/out"; }
+grep -Eq '0000:00:02\.0: [0-9.]+ ms in all; methods \(ms\): console [0-9.]+, dpms [0-9.]+, vga [0-9.]+, bochs [0-9.]+, pci-config [0-9.]+\.' "$T/out" &&
+    ok "debug: each method's save time" || { bad "debug: no per-method line"; sed 's/^/#   /' "$T/out"; }
+code 0 "restore-now at the default level" Udebug --restore-now
+grep -q 'ms in all; methods' "$T/out" && bad "the timing lines show at the default level" || ok "no timing lines at info level"
+
 code 0 "dump" U --dump "$STATE"
 grep -q '^CRTC\[0x11\] = 0x8e' "$T/out" && ok "dump names CRTC registers" || bad "dump lacks CRTC[0x11]"
 grep -q 'Device: *0000:00:02.0 \[1234:1111\]' "$T/out" && ok "dump shows the device" || bad "dump lacks the device"
