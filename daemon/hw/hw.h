@@ -158,7 +158,8 @@ void hw_delay_us(Hw *hw, unsigned usec);
 int hw_vga_lock(Hw *hw);
 int hw_vga_unlock(Hw *hw);
 
-/* The active VT and the first free one (1..HW_VT_MAX). -ENOENT or -ENOTTY: no VT subsystem
+/* The active VT and a free one (1..HW_VT_MAX; on the system the highest free VT up to 15,
+ * out of logind's getty range). -ENOENT or -ENOTTY: no VT subsystem
  * (a serial-only machine, CONFIG_VT off); -EBUSY (find_free): every VT is held open. */
 int hw_vt_get_active(Hw *hw, unsigned *ret_vt);
 int hw_vt_find_free(Hw *hw, unsigned *ret_vt);
