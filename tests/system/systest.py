@@ -431,6 +431,11 @@ def daemon_sleep(c, vga='std', delay_s=None, append='', console=None):
     c.expect_restored(before, p0.with_screen_on() if not c.sr01 else p0, want_dispi=want_dispi)
     entries = c.journal(cursor, 'sleep')
     check_daemon_journal(c, entries, delay_s or 5)
+    # The console method's spare VT is out of logind's autovt range: a switch to tty2..tty6
+    # made logind start a getty there during the save (one more per sleep).
+    _, out = c.run("systemctl list-units --no-legend --plain 'getty@*' 'autovt@*' | awk '{print $1}'", expect=0)
+    gettys = sorted(out.split())
+    c.check(gettys == ['getty@tty1.service'], f'gettys after the sleep: {gettys} (only tty1\'s before it)')
     lock = c.wait_lock(15, pid)
     c.check(lock, f'after wake umsrestored holds no sleep delay lock again: {c.inhibitors()}')
     if lock:
