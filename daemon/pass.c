@@ -163,9 +163,8 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
         _cleanup_close_ int lock_fd = -EBADF;
         const char *opname = engine_op_to_string(op);
-        int r, n;
-
         uint64_t t_start = pass_now_usec(), t_locked;
+        int r, n;
 
         lock_fd = rundir_lock(c->rundir, PASS_LOCK_TIMEOUT_USEC);
         if (lock_fd == -EBUSY) {

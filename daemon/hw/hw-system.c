@@ -53,10 +53,10 @@ int hw_system_vt_get_active(Hw *hw, unsigned *ret)
 
 /* logind starts a getty (autovt@ttyN) on a VT that becomes active when N <= NAutoVTs (6 by
  * default) or N is its ReserveVT: switching to such a VT for the sleep made it fork and exec
- * agetty, which redraws that VT, in the middle of the save (measured in a TCG guest: the vga
- * save that followed took 53-69 ms instead of 19). So the spare is the highest free VT that
- * VT_GETSTATE can report on (2..15), above that range when one is free; VT_OPENQRY's lowest
- * free VT only when none is. */
+ * agetty, which draws on that VT, in the middle of the save (measured in a TCG guest: the vga
+ * save that followed took 53-69 ms instead of 19), and left one more getty behind per sleep.
+ * So the spare is the highest free VT that VT_GETSTATE reports on (15 down to 2); VT_OPENQRY's
+ * lowest free VT only when VT_GETSTATE fails or every one of those is in use. */
 #define VT_STATE_LAST 15u
 
 int hw_system_vt_find_free(Hw *hw, unsigned *ret)
