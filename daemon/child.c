@@ -56,13 +56,6 @@ int child_spawn(ChildFunc func, void *userdata, int keep_fd, pid_t *ret_pid)
         return 0;
 }
 
-static uint64_t now_mono(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static int exit_code_of(int status)
 {
         if (WIFEXITED(status))
@@ -75,13 +68,13 @@ static int exit_code_of(int status)
 int child_wait(pid_t pid, uint64_t timeout_usec)
 {
         _cleanup_close_ int pidfd = pidfd_open(pid, 0);
-        uint64_t end = now_mono() + timeout_usec;
+        uint64_t end = clock_usec(CLOCK_MONOTONIC) + timeout_usec;
         int status;
 
         if (pidfd < 0)
                 return negative_errno();
         for (;;) {
-                uint64_t now = now_mono();
+                uint64_t now = clock_usec(CLOCK_MONOTONIC);
                 struct pollfd p = { .fd = pidfd, .events = POLLIN };
                 int r;
 

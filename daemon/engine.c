@@ -13,13 +13,6 @@
  * "methods <name>:<save-usec>:<restore-usec>:<errno>:<mismatches> ...\n". */
 #define RECORD_MAX 2048
 
-static uint64_t now_usec(clockid_t clock)
-{
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 const char *engine_op_to_string(EngineOp op)
 {
         switch (op) {
@@ -113,7 +106,7 @@ static void state_fill_header(const EngineConfig *c, const DisplayDevice *d, Sta
         if (uname(&u) >= 0)
                 snprintf(s->kernel_release, sizeof(s->kernel_release), "%s", u.release);
         read_boot_id(c->survey.root, s->boot_id);
-        s->time_usec = now_usec(CLOCK_REALTIME);
+        s->time_usec = clock_usec(CLOCK_REALTIME);
 }
 
 static void remove_undo(const EngineConfig *c, const DisplayDevice *d)
@@ -159,7 +152,7 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
         state_fill_header(c, d, &s);
         for (size_t i = 0; i < sd->n_plan; i++) {
                 const MethodOps *m = sd->plan[i];
-                uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+                uint64_t t0 = clock_usec(CLOCK_MONOTONIC);
 
                 r = m->probe(hw, d);
                 if (r < 0) {
@@ -198,7 +191,7 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
                                 goto finish;
                         }
                 }
-                method_result(res, m)->save_usec = now_usec(CLOCK_MONOTONIC) - t0;
+                method_result(res, m)->save_usec = clock_usec(CLOCK_MONOTONIC) - t0;
         }
 
         r = state_write(c->rundir->fd, &s, NULL);
@@ -320,12 +313,12 @@ static int write_back_attempt(Hw *hw, const DisplayDevice *dev, const StateFile 
                 mr = method_result(res, m);
                 *mr = (MethodResult){ .save_usec = mr->save_usec };
                 snprintf(mr->name, sizeof(mr->name), "%s", m->name);
-                t0 = now_usec(CLOCK_MONOTONIC);
+                t0 = clock_usec(CLOCK_MONOTONIC);
                 hw_clear_failure(hw);
                 r = m->restore(hw, &d, sec->payload, sec->len);
                 if (r < 0) {
                         mr->r = r;
-                        mr->restore_usec = now_usec(CLOCK_MONOTONIC) - t0;
+                        mr->restore_usec = clock_usec(CLOCK_MONOTONIC) - t0;
                         snprintf(mr->report, sizeof(mr->report), "%.159s", hw->failure);
                         snprintf(res->message, sizeof(res->message), "method %s: restore failed: %s%s%s", m->name,
                                  hw->failure, hw->failure[0] ? ": " : "", STRERROR(r));
@@ -333,11 +326,11 @@ static int write_back_attempt(Hw *hw, const DisplayDevice *dev, const StateFile 
                 }
                 append_method_name(res, m->name);
                 res->n_sections++;
-                mr->restore_usec = now_usec(CLOCK_MONOTONIC) - t0;
+                mr->restore_usec = clock_usec(CLOCK_MONOTONIC) - t0;
                 if (m->verify) {
                         size_t before = report ? report->size : 0;
                         int v = m->verify(hw, &d, sec->payload, sec->len, report);
-                        mr->restore_usec = now_usec(CLOCK_MONOTONIC) - t0;
+                        mr->restore_usec = clock_usec(CLOCK_MONOTONIC) - t0;
                         if (v > 0) {
                                 mr->mismatches = (unsigned)v;
                                 if (report)
@@ -534,7 +527,7 @@ static int test_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResu
         state_fill_header(c, d, &s);
         for (size_t i = 0; i < sd->n_plan; i++) {
                 const MethodOps *m = sd->plan[i];
-                uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+                uint64_t t0 = clock_usec(CLOCK_MONOTONIC);
 
                 r = m->probe(hw, d);
                 if (r == 0)
@@ -548,7 +541,7 @@ static int test_device(const EngineConfig *c, const SurveyDevice *sd, DeviceResu
                         goto finish;
                 }
                 add_section(&s, m, &payloads[s.n_sections]);
-                method_result(res, m)->save_usec = now_usec(CLOCK_MONOTONIC) - t0;
+                method_result(res, m)->save_usec = clock_usec(CLOCK_MONOTONIC) - t0;
         }
 
         /* Before the first write: a test stopped at its deadline is rolled back from this. */
@@ -633,7 +626,7 @@ static int record_result(const EngineConfig *c, EngineOp op, const DeviceResult 
         r = state_file_name(res->slot, record_suffix(op), name);
         if (r < 0)
                 return r;
-        r = buffer_printf(&line, "%llu %d %llu %s\nmethods", (unsigned long long)now_usec(CLOCK_REALTIME), res->r,
+        r = buffer_printf(&line, "%llu %d %llu %s\nmethods", (unsigned long long)clock_usec(CLOCK_REALTIME), res->r,
                           (unsigned long long)res->duration_usec, res->message);
         for (unsigned i = 0; r >= 0 && i < res->n_per_method; i++) {
                 const MethodResult *m = &res->per_method[i];
@@ -656,7 +649,7 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
 
         if (!c || !c->hw || !c->rundir || !ret)
                 return -EINVAL;
-        t0 = now_usec(CLOCK_MONOTONIC);
+        t0 = clock_usec(CLOCK_MONOTONIC);
         r = survey_run(&c->survey, &survey);
         if (r < 0)
                 return r;
@@ -664,7 +657,7 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
         result = calloc(1, sizeof(*result));
         if (!result)
                 return -ENOMEM;
-        result->survey_usec = now_usec(CLOCK_MONOTONIC) - t0;
+        result->survey_usec = clock_usec(CLOCK_MONOTONIC) - t0;
         if (survey->n > 0) {
                 result->devices = calloc(survey->n, sizeof(DeviceResult));
                 if (!result->devices)
@@ -690,7 +683,7 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                 if (sd->role != SURVEY_MANAGED)
                         continue; /* kms, foreign, unusable, excluded: no hardware access at all */
 
-                start = now_usec(CLOCK_MONOTONIC);
+                start = clock_usec(CLOCK_MONOTONIC);
                 switch (op) {
                 case ENGINE_SAVE:
                         res->r = save_device(c, sd, survey->console, res);
@@ -709,7 +702,7 @@ int engine_run(const EngineConfig *c, EngineOp op, EngineResult **ret)
                         break;
                 }
                 res->attempted = true;
-                res->duration_usec = now_usec(CLOCK_MONOTONIC) - start;
+                res->duration_usec = clock_usec(CLOCK_MONOTONIC) - start;
                 if (res->r < 0)
                         result->n_failed++;
                 else

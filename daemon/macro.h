@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Small shared macros: cleanup attributes, TAKE_PTR/TAKE_FD, array sizes.
+/* Small shared macros: cleanup attributes, TAKE_PTR/TAKE_FD, array sizes, a clock in µs.
  * Header-only; included by every module. */
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -17,6 +18,14 @@
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _noreturn_ __attribute__((noreturn))
 #define _warn_unused_result_ __attribute__((warn_unused_result))
+
+/* The clock's time in microseconds (CLOCK_MONOTONIC for durations and deadlines). */
+static inline uint64_t clock_usec(clockid_t clock)
+{
+        struct timespec ts;
+        clock_gettime(clock, &ts);
+        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 /* Each argument is evaluated exactly once: MIN(r, hw_outb(...)) does the write one time. */

@@ -35,13 +35,6 @@ uint64_t manager_save_deadline_usec(uint64_t delay)
         return delay > margin + 100000 ? delay - margin : 100000;
 }
 
-static uint64_t now_mono(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static void manager_release_lock(Manager *m, const char *why)
 {
         if (m->inhibit_fd < 0)
@@ -251,7 +244,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         (void)s;
         (void)usec;
         log_warning("The %s pass did not finish within %.1f s; stopping it so the system is not held up.",
-                    engine_op_to_string(m->child_op), (double)(now_mono() - m->child_start_usec) / 1e6);
+                    engine_op_to_string(m->child_op), (double)(clock_usec(CLOCK_MONOTONIC) - m->child_start_usec) / 1e6);
         if (m->child > 0) {
                 (void)kill(m->child, SIGKILL);
                 m->child_killed = true;
@@ -279,7 +272,7 @@ static int manager_spawn_pass(Manager *m, EngineOp op, uint64_t deadline_usec)
         m->child = pid;
         m->child_op = op;
         m->child_killed = false;
-        m->child_start_usec = now_mono();
+        m->child_start_usec = clock_usec(CLOCK_MONOTONIC);
         r = sd_event_add_child(m->event, &m->child_source, pid, WEXITED, on_child_exit, m);
         if (r < 0) {
                 (void)kill(pid, SIGKILL);
@@ -306,7 +299,7 @@ static void manager_awake(Manager *m)
 
 static void manager_pass_finished(Manager *m, EngineOp op, int status, bool killed)
 {
-        uint64_t took = now_mono() - m->child_start_usec;
+        uint64_t took = clock_usec(CLOCK_MONOTONIC) - m->child_start_usec;
 
         m->cycles++;
         switch (op) {

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Owns a pass as a caller sees it: the run lock, the sweep of leftovers, the backend's
  * begin/end, the engine run, one log line per device, and the exit code. */
-#include <time.h>
-
 #include "child.h"
 #include "exit-codes.h"
 #include "log.h"
@@ -94,13 +92,6 @@ void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *re
         (void)c;
 }
 
-static uint64_t pass_now_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* At debug level: where the pass's time went (the run lock and sweep, the survey, each
  * device and its methods), for a person asking why a sleep or a wake is slow. */
 static void pass_log_timing(EngineOp op, const EngineResult *res, uint64_t lock_usec, uint64_t total_usec)
@@ -163,7 +154,7 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
         _cleanup_(engine_result_freep) EngineResult *res = NULL;
         _cleanup_close_ int lock_fd = -EBADF;
         const char *opname = engine_op_to_string(op);
-        uint64_t t_start = pass_now_usec(), t_locked;
+        uint64_t t_start = clock_usec(CLOCK_MONOTONIC), t_locked;
         int r, n;
 
         lock_fd = rundir_lock(c->rundir, PASS_LOCK_TIMEOUT_USEC);
@@ -190,7 +181,7 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
                         return UMS_EXIT_FAILURE;
                 }
         }
-        t_locked = pass_now_usec();
+        t_locked = clock_usec(CLOCK_MONOTONIC);
         r = engine_run(c, op, &res);
         if (c->hw->pass_end) {
                 int q = c->hw->pass_end(c->hw->userdata);
@@ -207,7 +198,7 @@ int pass_run_locked(const EngineConfig *c, EngineOp op)
                 return UMS_EXIT_FAILURE;
         }
         pass_log_results(c, op, res);
-        pass_log_timing(op, res, t_locked - t_start, pass_now_usec() - t_start);
+        pass_log_timing(op, res, t_locked - t_start, clock_usec(CLOCK_MONOTONIC) - t_start);
         if (op == ENGINE_TEST)
                 pass_print_test(res);
         return pass_exit_code(op, res);

@@ -248,14 +248,6 @@ int hw_vt_in_graphics(Hw *hw, bool *ret)
         return 0;
 }
 
-static uint64_t monotonic_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 int hw_vt_switch(Hw *hw, unsigned vt, uint64_t timeout_usec)
 {
         uint64_t start, waited = 0;
@@ -270,14 +262,14 @@ int hw_vt_switch(Hw *hw, unsigned vt, uint64_t timeout_usec)
 
         /* Bounded twice: by the delays asked for (what a simulated backend counts) and by
          * the clock (in case a backend's delay does not sleep or an ioctl is slow). */
-        start = monotonic_usec();
+        start = clock_usec(CLOCK_MONOTONIC);
         for (;;) {
                 r = hw_vt_get_active(hw, &active);
                 if (r < 0)
                         return r;
                 if (active == vt)
                         return 0;
-                if (waited >= timeout_usec || monotonic_usec() - start >= timeout_usec)
+                if (waited >= timeout_usec || clock_usec(CLOCK_MONOTONIC) - start >= timeout_usec)
                         return -ETIMEDOUT;
                 hw_delay_us(hw, HW_VT_POLL_USEC);
                 waited += HW_VT_POLL_USEC;
