@@ -211,29 +211,24 @@ static int vga_mem_window(PciHw *p, uint32_t offset, size_t len, volatile uint8_
 static int pci_vga_mem_read(Hw *hw, uint32_t offset, void *buf, size_t len)
 {
         volatile uint8_t *src;
-        uint8_t *dst = buf;
         int r;
 
         r = vga_mem_window(pci_hw(hw), offset, len, &src);
         if (r < 0)
                 return r;
-        /* Byte by byte: the window is device memory, possibly planar, never memcpy. */
-        for (size_t i = 0; i < len; i++)
-                dst[i] = src[i];
+        hw_io_copy_from(src, buf, len);
         return 0;
 }
 
 static int pci_vga_mem_write(Hw *hw, uint32_t offset, const void *buf, size_t len)
 {
         volatile uint8_t *dst;
-        const uint8_t *src = buf;
         int r;
 
         r = vga_mem_window(pci_hw(hw), offset, len, &dst);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < len; i++)
-                dst[i] = src[i];
+        hw_io_copy_to(dst, buf, len);
         return 0;
 }
 
@@ -360,7 +355,6 @@ static int pci_firmware_read(Hw *hw, uint32_t addr, void *buf, size_t len)
         PciHw *p = pci_hw(hw);
         unsigned part = addr >= HW_FIRMWARE_ROM_BASE;
         const volatile uint8_t *src;
-        uint8_t *dst = buf;
         int r;
 
         if (!p->firmware[part]) {
@@ -372,8 +366,7 @@ static int pci_firmware_read(Hw *hw, uint32_t addr, void *buf, size_t len)
                 p->firmware[part] = m;
         }
         src = (const volatile uint8_t *)p->firmware[part] + (addr - firmware_parts[part].base);
-        for (size_t i = 0; i < len; i++)
-                dst[i] = src[i];
+        hw_io_copy_from(src, buf, len);
         return 0;
 }
 

@@ -2,6 +2,7 @@
 /* Backend-independent entry points of the hardware interface: argument checks and
  * dispatch to the backend's ops. Every hardware access in umsrestore passes here. */
 #include <stdarg.h>
+#include <string.h>
 #include <time.h>
 
 #include "hw/hw-system.h"
@@ -138,6 +139,40 @@ int hw_vga_mem_write(Hw *hw, uint32_t offset, const void *buf, size_t len)
         if (!vga_range_ok(offset, len))
                 return -ERANGE;
         return HW_CALL(hw, vga_mem_write, offset, buf, len);
+}
+
+void hw_io_copy_from(const volatile void *src, void *dst, size_t len)
+{
+        const volatile uint8_t *s = src;
+        uint8_t *d = dst;
+        size_t i = 0;
+
+        for (; i < len && ((uintptr_t)(s + i) & 3) != 0; i++)
+                d[i] = s[i];
+        for (; len - i >= 4; i += 4) {
+                uint32_t v = *(const volatile uint32_t *)(const volatile void *)(s + i);
+                memcpy(d + i, &v, sizeof(v));
+        }
+        for (; i < len; i++)
+                d[i] = s[i];
+}
+
+void hw_io_copy_to(volatile void *dst, const void *src, size_t len)
+{
+        volatile uint8_t *d = dst;
+        const uint8_t *s = src;
+        size_t i = 0;
+
+        for (; i < len && ((uintptr_t)(d + i) & 3) != 0; i++)
+                d[i] = s[i];
+        for (; len - i >= 4; i += 4) {
+                uint32_t v;
+
+                memcpy(&v, s + i, sizeof(v));
+                *(volatile uint32_t *)(volatile void *)(d + i) = v;
+        }
+        for (; i < len; i++)
+                d[i] = s[i];
 }
 
 int hw_cfg_read(Hw *hw, uint32_t offset, void *buf, size_t len)

@@ -155,6 +155,14 @@ int hw_bar_info(Hw *hw, unsigned bar, HwBar *ret);
 int hw_child_export(Hw *hw, Buffer *out);
 int hw_child_import(Hw *hw, const void *data, size_t len);
 void hw_delay_us(Hw *hw, unsigned usec);
+/* Copies between a mapping of device memory (the VGA window, the ROM shadow) and a buffer,
+ * for the backends: never memcpy, whose access widths and order are the compiler's. Aligned
+ * 32-bit accesses, the PCI bus's width, wherever the range allows, single bytes at its edges.
+ * In every planar VGA mode a 32-bit access acts as four byte accesses at consecutive
+ * addresses (each through the map mask or the read map select); an emulated VGA (QEMU)
+ * takes one trap per access instead of four. */
+void hw_io_copy_from(const volatile void *src, void *dst, size_t len);
+void hw_io_copy_to(volatile void *dst, const void *src, size_t len);
 int hw_vga_lock(Hw *hw);
 int hw_vga_unlock(Hw *hw);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the libpciaccess backend that need no display device: refusal of
  * unmanaged devices before libpciaccess is touched, clean -ENODEV, shared init/cleanup,
- * and read-only config access and range checks on whatever PCI device this machine has. */
+ * read-only config access and range checks on whatever PCI device this machine has, and the
+ * copies to and from device memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -303,12 +304,40 @@ static void test_real_device_read_only(void **state)
         assert_int_equal(n_system_cleanup, 2);
 }
 
+/* The device-memory copies: every head and tail around the aligned 32-bit middle lands each
+ * byte where it belongs and nothing outside the range. */
+static void test_io_copy(void **state)
+{
+        _Alignas(8) uint8_t io[64], buf[64], want[64];
+
+        (void)state;
+        for (size_t start = 0; start < 8; start++)
+                for (size_t len = 0; start + len <= 40; len++) {
+                        for (size_t i = 0; i < sizeof(io); i++)
+                                io[i] = (uint8_t)(i * 7 + 1);
+                        memset(buf, 0xEE, sizeof(buf));
+                        memcpy(want, buf, sizeof(want));
+                        memcpy(want + 3, io + start, len);
+                        hw_io_copy_from(io + start, buf + 3, len);
+                        assert_memory_equal(buf, want, sizeof(buf));
+
+                        memset(io, 0x55, sizeof(io));
+                        memcpy(want, io, sizeof(want));
+                        for (size_t i = 0; i < sizeof(buf); i++)
+                                buf[i] = (uint8_t)(i * 5 + 2);
+                        memcpy(want + start, buf + 1, len);
+                        hw_io_copy_to(io + start, buf + 1, len);
+                        assert_memory_equal(io, want, sizeof(io));
+                }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_refuses_unmanaged),
                 cmocka_unit_test(test_missing_slot),
                 cmocka_unit_test(test_real_device_read_only),
+                cmocka_unit_test(test_io_copy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
