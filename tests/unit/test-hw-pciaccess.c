@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests for the libpciaccess backend that need no display device: refusal of
  * unmanaged devices before libpciaccess is touched, clean -ENODEV, shared init/cleanup,
- * read-only config access and range checks on whatever PCI device this machine has, and the
- * copies to and from device memory. */
+ * read-only config access and range checks on whatever PCI device this machine has, one
+ * initialisation per pass, and the copies to and from device memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -304,6 +304,53 @@ static void test_real_device_read_only(void **state)
         assert_int_equal(n_system_cleanup, 2);
 }
 
+/* A pass keeps the library up from the survey's listing to the device's open and lets it go
+ * at its end; outside a pass every user initialises and cleans up on its own. */
+static void test_pass_keeps_library(void **state)
+{
+        PciIdentity *ids = NULL;
+        RealDevice rd;
+        DisplayDevice d;
+        Hw *a = NULL;
+        (void)state;
+
+        if (!pick_real_device(&rd)) {
+                print_message("no PCI function in /sys/bus/pci/devices: pass checks not run\n");
+                skip();
+        }
+        d = make_device(VERDICT_FIRMWARE, rd.domain, rd.bus, rd.dev, rd.func);
+        d.vendor_id = rd.vendor;
+        d.device_id = rd.device;
+
+        reset_counts();
+        assert_int_equal(hw_backend_pciaccess.pass_begin(hw_backend_pciaccess.userdata, "save"), 0);
+        assert_true(pci_source_pciaccess(NULL, &ids) >= 0);
+        free(ids);
+        ids = NULL;
+        assert_int_equal(n_system_init, 1);
+        assert_int_equal(n_system_cleanup, 0);
+        assert_int_equal(hw_open_pciaccess(&d, &a), 0);
+        a = hw_free(a);
+        assert_int_equal(n_system_init, 1);
+        assert_int_equal(n_system_cleanup, 0);
+        assert_int_equal(hw_backend_pciaccess.pass_end(hw_backend_pciaccess.userdata), 0);
+        assert_int_equal(n_system_cleanup, 1);
+        /* A pass that never touched the library has nothing to let go. */
+        assert_int_equal(hw_backend_pciaccess.pass_begin(hw_backend_pciaccess.userdata, "restore"), 0);
+        assert_int_equal(hw_backend_pciaccess.pass_end(hw_backend_pciaccess.userdata), 0);
+        assert_int_equal(n_system_init, 1);
+        assert_int_equal(n_system_cleanup, 1);
+
+        assert_true(pci_source_pciaccess(NULL, &ids) >= 0);
+        free(ids);
+        assert_int_equal(n_system_init, 2);
+        assert_int_equal(n_system_cleanup, 2);
+        assert_int_equal(hw_open_pciaccess(&d, &a), 0);
+        assert_int_equal(n_system_init, 3);
+        a = hw_free(a);
+        assert_int_equal(n_system_cleanup, 3);
+}
+
 /* The device-memory copies: every head and tail around the aligned 32-bit middle lands each
  * byte where it belongs and nothing outside the range. */
 static void test_io_copy(void **state)
@@ -337,6 +384,7 @@ int main(void)
                 cmocka_unit_test(test_refuses_unmanaged),
                 cmocka_unit_test(test_missing_slot),
                 cmocka_unit_test(test_real_device_read_only),
+                cmocka_unit_test(test_pass_keeps_library),
                 cmocka_unit_test(test_io_copy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
