@@ -127,14 +127,40 @@ static int open_device(const EngineConfig *c, const DisplayDevice *d, DeviceResu
         return r;
 }
 
+/* The last save of d succeeded and no restore succeeded after it (the records say so). */
+static bool previous_save_unrestored(const EngineConfig *c, const DisplayDevice *d)
+{
+        EngineLast save, restore;
+
+        if (engine_read_last_fields(c->rundir, d->slot, ENGINE_SAVE, &save) < 0 || save.error != 0)
+                return false;
+        if (engine_read_last_fields(c->rundir, d->slot, ENGINE_RESTORE, &restore) < 0)
+                return true;
+        return restore.error != 0 || restore.time_usec < save.time_usec;
+}
+
+static const StateSection *section_of(const StateFile *s, const MethodOps *m)
+{
+        for (size_t i = 0; s && i < s->n_sections; i++)
+                if (s->sections[i].method_id == m->id)
+                        return &s->sections[i];
+        return NULL;
+}
+
 static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char *console, DeviceResult *res)
 {
         const DisplayDevice *d = &sd->device;
         Buffer payloads[PLAN_MAX] = { { 0 } };
+        _cleanup_(state_file_freep) StateFile *old = NULL;
         _cleanup_(hw_freep) Hw *hw = NULL;
         StateFile s = { 0 };
         unsigned covered = 0;
         int r;
+
+        /* Only a save that was never restored hands anything on (a method's save_again());
+         * a state that does not load (another boot, tampered) hands on nothing. */
+        if (previous_save_unrestored(c, d) && engine_load_state(c, d, STATE_SUFFIX, &old) < 0)
+                old = NULL;
 
         /* From here on the state of an earlier sleep is no longer restorable: if this save
          * fails or is killed, a restore must not write back a picture from another time. */
@@ -152,17 +178,21 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
         state_fill_header(c, d, &s);
         for (size_t i = 0; i < sd->n_plan; i++) {
                 const MethodOps *m = sd->plan[i];
+                const StateSection *again = m->save_again ? section_of(old, m) : NULL;
                 uint64_t t0 = clock_usec(CLOCK_MONOTONIC);
 
-                r = m->probe(hw, d);
-                if (r < 0) {
-                        snprintf(res->message, sizeof(res->message), "method %s: probe failed: %s", m->name,
-                                 STRERROR(r));
-                        goto finish;
+                r = again ? m->save_again(hw, d, again->payload, again->len, &payloads[s.n_sections]) : 0;
+                if (r == 0) {
+                        r = m->probe(hw, d);
+                        if (r < 0) {
+                                snprintf(res->message, sizeof(res->message), "method %s: probe failed: %s",
+                                         m->name, STRERROR(r));
+                                goto finish;
+                        }
+                        if (r == 0)
+                                continue;
+                        r = m->save(hw, d, &payloads[s.n_sections]);
                 }
-                if (r == 0)
-                        continue;
-                r = m->save(hw, d, &payloads[s.n_sections]);
                 if (r < 0) {
                         snprintf(res->message, sizeof(res->message), "method %s: save failed: %s", m->name,
                                  STRERROR(r));

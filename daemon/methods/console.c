@@ -92,6 +92,34 @@ static int console_save(Hw *hw, const DisplayDevice *d, Buffer *out)
         return buffer_append_u8(out, (uint8_t)spare);
 }
 
+/* A second save before any restore (the daemon's and then a sleep hook's, or --save-now
+ * twice) finds the console on the first save's spare VT: a save of its own would take that
+ * spare for the VT to return to (or find no other free VT and leave the console out), and
+ * the restore would leave the user there. Still on old's spare: keep old's VT to return to. */
+static int console_save_again(Hw *hw, const DisplayDevice *d, const uint8_t *old, size_t old_len, Buffer *out)
+{
+        unsigned active;
+        int r;
+
+        if (!d || !out)
+                return -EINVAL;
+        if (!console_device_is_primary(d) || console_check(old, old_len) < 0)
+                return 0;
+        r = hw_vt_get_active(hw, &active);
+        if (r < 0)
+                return console_no_vts(r) ? 0 : r;
+        if (active != old[CONSOLE_OFF_SPARE])
+                return 0; /* the user moved on since: a save of its own */
+        log_debug("%s: still on spare VT %u from a save that was never restored; returning to VT %u after the "
+                  "restore.",
+                  d->slot, active, old[CONSOLE_OFF_ORIGINAL]);
+        r = buffer_append_u8(out, old[CONSOLE_OFF_ORIGINAL]);
+        if (r < 0)
+                return r;
+        r = buffer_append_u8(out, (uint8_t)active);
+        return r < 0 ? r : 1;
+}
+
 /* Moves to the spare VT for the sleep. */
 static int console_commit(Hw *hw, const DisplayDevice *d, const uint8_t *payload, size_t len)
 {
@@ -178,6 +206,7 @@ const MethodOps method_console = {
         .version = CONSOLE_METHOD_VERSION,
         .probe = console_probe,
         .save = console_save,
+        .save_again = console_save_again,
         .commit = console_commit,
         .check = console_check,
         .restore = console_restore,

@@ -32,6 +32,12 @@ typedef struct MethodOps {
         int (*probe)(Hw *hw, const DisplayDevice *d);
         /* Appends the payload to out. Changes nothing on the machine. */
         int (*save)(Hw *hw, const DisplayDevice *d, Buffer *out);
+        /* Optional: the save while this device's previous save was never restored (old is
+         * that state file's section of this method, checked): > 0 with a payload appended to
+         * out that still leads back where old did (the console, still on the spare VT old
+         * moved to, keeps old's VT to return to), 0 when old does not apply (probe and save
+         * then run as usual; nothing appended), < 0 error. Changes nothing on the machine. */
+        int (*save_again)(Hw *hw, const DisplayDevice *d, const uint8_t *old, size_t old_len, Buffer *out);
         /* Optional: the change a save makes to the machine (the console's move to a spare
          * VT), from the payload save() just produced. The engine first records that payload
          * as the device's undo file, so a pass killed during or after the change can be

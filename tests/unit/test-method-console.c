@@ -551,6 +551,53 @@ static void test_engine_roundtrip(void **state)
         engine_cleanup(&e);
 }
 
+/* A second save before any restore (the daemon's, then a sleep hook's; or --save-now twice)
+ * finds the console on the first save's spare VT: the restore after it still goes back to
+ * the VT the user was on before the first save. */
+static void test_engine_second_save_keeps_the_original_vt(void **state)
+{
+        Fixture *f = *state;
+        _cleanup_(engine_result_freep) EngineResult *res = NULL;
+        EngineSetup e = { 0 };
+        EngineConfig c;
+
+        engine_setup(&c, f->sim, &e);
+        hw_sim_load_mode3(f->sim);
+        hw_sim_fill_planes(f->sim, 22);
+
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_int_not_equal(hw_sim_vt_active(f->sim), 1);
+        engine_result_free(TAKE_PTR(res));
+
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        if (res->devices[0].r != 0)
+                fprintf(stderr, "%s\n", res->devices[0].message);
+        assert_int_equal(res->devices[0].r, 0);
+        engine_result_free(TAKE_PTR(res));
+
+        hw_sim_wake_full(f->sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        if (res->devices[0].r != 0)
+                fprintf(stderr, "%s\n", res->devices[0].message);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_int_equal(hw_sim_vt_active(f->sim), 1);
+        assert_true(hw_sim_display_live(f->sim));
+        engine_result_free(TAKE_PTR(res));
+
+        /* After a restore nothing is handed on: a user who went to that VT by hand since
+         * comes back to it. */
+        hw_sim_system_state(f->sim)->vt_active = 2;
+        assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
+        assert_int_equal(res->devices[0].r, 0);
+        engine_result_free(TAKE_PTR(res));
+        hw_sim_wake_full(f->sim);
+        assert_int_equal(engine_run(&c, ENGINE_RESTORE, &res), 0);
+        assert_int_equal(res->devices[0].r, 0);
+        assert_int_equal(hw_sim_vt_active(f->sim), 2);
+        engine_cleanup(&e);
+}
+
 int main(int argc, char *argv[])
 {
         const struct CMUnitTest tests[] = {
@@ -568,6 +615,7 @@ int main(int argc, char *argv[])
                 cmocka_unit_test(test_null_ops_fall_back_to_the_system),
                 cmocka_unit_test_setup_teardown(test_sim_file_keeps_the_machine, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_engine_roundtrip, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_engine_second_save_keeps_the_original_vt, setup, teardown),
         };
 
         if (argc != 2) {

@@ -379,7 +379,8 @@ def case_bad_state(c):
 
 def case_console(c):
     """The console method: umsrestored moves to a spare VT before sleep and back after the
-    restore, so the kernel redraws tty1 onto programmed hardware; identical picture."""
+    restore, so the kernel redraws tty1 onto programmed hardware; identical picture. Two saves
+    before a restore still come back to tty1."""
     c.boot('std')
     st = c.device(c.status_json())
     methods = st.get('methods') or []
@@ -401,6 +402,15 @@ def case_console(c):
     c.restore('--restore-now', before, p0, same_mem=False)
     _, out = c.run('vmt active', expect=0)
     check(out.strip() == 'tty1', f'--restore-now did not switch back to tty1 (foreground: {out.strip()!r})')
+    # A second save before any restore (the daemon's, then a sleep hook's): the console is
+    # on the first one's spare VT, and the restore must still bring the user back to tty1.
+    c.ums('--save-now', expect=0)
+    c.ums('--save-now', expect=0)
+    _, out = c.run('vmt active', expect=0)
+    check(out.strip() not in ('tty1', ''), f'two saves left the console on {out.strip()!r}, not a spare VT')
+    c.ums('--restore-now', expect=0)
+    _, out = c.run('vmt active', expect=0)
+    check(out.strip() == 'tty1', f'after two saves --restore-now left the console on {out.strip()!r}, not tty1')
 
 
 OVMF = '/usr/share/ovmf/OVMF.fd'  # Debian's ovmf (tools/packages.txt): UEFI, no video BIOS
