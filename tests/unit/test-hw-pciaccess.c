@@ -202,6 +202,21 @@ static bool pick_real_device(RealDevice *ret)
         return found;
 }
 
+/* The first real PCI function as a managed device, or the test is skipped. */
+static DisplayDevice real_device_or_skip(RealDevice *rd, const char *what)
+{
+        DisplayDevice d;
+
+        if (!pick_real_device(rd)) {
+                print_message("no PCI function in /sys/bus/pci/devices: %s not run\n", what);
+                skip();
+        }
+        d = make_device(VERDICT_FIRMWARE, rd->domain, rd->bus, rd->dev, rd->func);
+        d.vendor_id = rd->vendor;
+        d.device_id = rd->device;
+        return d;
+}
+
 static void test_real_device_read_only(void **state)
 {
         RealDevice rd;
@@ -213,14 +228,7 @@ static void test_real_device_read_only(void **state)
         int fd;
         (void)state;
 
-        if (!pick_real_device(&rd)) {
-                print_message("no PCI function in /sys/bus/pci/devices: real-device checks not run\n");
-                skip();
-        }
-
-        d = make_device(VERDICT_FIRMWARE, rd.domain, rd.bus, rd.dev, rd.func);
-        d.vendor_id = rd.vendor;
-        d.device_id = rd.device;
+        d = real_device_or_skip(&rd, "real-device checks");
 
         /* Two handles share one libpciaccess initialisation. */
         reset_counts();
@@ -314,13 +322,7 @@ static void test_pass_keeps_library(void **state)
         Hw *a = NULL;
         (void)state;
 
-        if (!pick_real_device(&rd)) {
-                print_message("no PCI function in /sys/bus/pci/devices: pass checks not run\n");
-                skip();
-        }
-        d = make_device(VERDICT_FIRMWARE, rd.domain, rd.bus, rd.dev, rd.func);
-        d.vendor_id = rd.vendor;
-        d.device_id = rd.device;
+        d = real_device_or_skip(&rd, "pass checks");
 
         reset_counts();
         assert_int_equal(hw_backend_pciaccess.pass_begin(hw_backend_pciaccess.userdata, "save"), 0);

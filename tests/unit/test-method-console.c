@@ -483,8 +483,11 @@ typedef struct EngineSetup {
         char *root, *dir;
 } EngineSetup;
 
-static void engine_setup(EngineConfig *c, HwSim *sim, EngineSetup *e)
+/* An engine on the simulated std VGA in text mode 3, its planes filled from seed. */
+static void engine_setup(EngineConfig *c, HwSim *sim, EngineSetup *e, uint32_t seed)
 {
+        hw_sim_load_mode3(sim);
+        hw_sim_fill_planes(sim, seed);
         assert_true(asprintf(&e->root, "%s/machines/stdvga-vgacon", data_dir) > 0);
         e->dir = strdup("/tmp/umsrestore-console-XXXXXX");
         assert_non_null(e->dir);
@@ -517,9 +520,7 @@ static void test_engine_roundtrip(void **state)
         EngineSetup e = { 0 };
         EngineConfig c;
 
-        engine_setup(&c, f->sim, &e);
-        hw_sim_load_mode3(f->sim);
-        hw_sim_fill_planes(f->sim, 21);
+        engine_setup(&c, f->sim, &e, 21);
         assert_int_equal(hw_sim_add_backlight(f->sim, "intel_backlight", 3000, 7500), 0);
         hw_sim_set_backlight_wake(f->sim, HW_SIM_BACKLIGHT_WAKE_MAX, 0);
 
@@ -561,9 +562,7 @@ static void test_engine_second_save_keeps_the_original_vt(void **state)
         EngineSetup e = { 0 };
         EngineConfig c;
 
-        engine_setup(&c, f->sim, &e);
-        hw_sim_load_mode3(f->sim);
-        hw_sim_fill_planes(f->sim, 22);
+        engine_setup(&c, f->sim, &e, 22);
 
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
         assert_int_equal(res->devices[0].r, 0);
