@@ -552,8 +552,8 @@ static void test_engine_roundtrip(void **state)
         engine_cleanup(&e);
 }
 
-/* A second save before any restore (the daemon's, then a sleep hook's; or --save-now twice)
- * finds the console on the first save's spare VT: the restore after it still goes back to
+/* A second save before any restore (--save-now twice, or a sleep hook's save after a manual
+ * one) finds the console on the first save's spare VT: the restore after it still goes back to
  * the VT the user was on before the first save. */
 static void test_engine_second_save_keeps_the_original_vt(void **state)
 {

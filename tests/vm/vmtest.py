@@ -402,7 +402,7 @@ def case_console(c):
     c.restore('--restore-now', before, p0, same_mem=False)
     _, out = c.run('vmt active', expect=0)
     check(out.strip() == 'tty1', f'--restore-now did not switch back to tty1 (foreground: {out.strip()!r})')
-    # A second save before any restore (the daemon's, then a sleep hook's): the console is
+    # A second save before any restore (--save-now twice, or a hook's after a manual one): the console is
     # on the first one's spare VT, and the restore must still bring the user back to tty1.
     c.ums('--save-now', expect=0)
     c.ums('--save-now', expect=0)
