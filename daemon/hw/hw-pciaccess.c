@@ -55,7 +55,7 @@ static unsigned pci_users;
 static int vgaarb_state;
 /* Between a pass's begin and end the library, once up, stays up: the survey lists the
  * devices and the device's open comes right after, and each pci_system_init() reads every
- * PCI function's sysfs files again (measured: 8 ms of a pass in a TCG guest). The pass
+ * PCI function's sysfs files again (3-5 ms of a pass in the TCG bench guest). The pass
  * holds one reference of its own from the first init until its end. */
 static bool pass_open, pass_holds;
 

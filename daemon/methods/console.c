@@ -93,9 +93,10 @@ static int console_save(Hw *hw, const DisplayDevice *d, Buffer *out)
 }
 
 /* A second save before any restore (--save-now twice, or a sleep hook's save after a
- * manual one; a sleep that failed after the save) finds the console on the first save's spare VT: a save of its own would take that
- * spare for the VT to return to (or find no other free VT and leave the console out), and
- * the restore would leave the user there. Still on old's spare: keep old's VT to return to. */
+ * manual one) finds the console on the first save's spare VT: a save of its own would take
+ * that spare for the VT to return to (or find no other free VT and leave the console out),
+ * and the restore would leave the user there. Still on old's spare: keep old's VT to return
+ * to. */
 static int console_save_again(Hw *hw, const DisplayDevice *d, const uint8_t *old, size_t old_len, Buffer *out)
 {
         unsigned active;
