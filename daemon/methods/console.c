@@ -97,7 +97,8 @@ static int console_save(Hw *hw, const DisplayDevice *d, Buffer *out)
  * that spare for the VT to return to (or find no other free VT and leave the console out),
  * and the restore would leave the user there. Still on old's spare: keep old's VT to return
  * to. */
-static int console_save_again(Hw *hw, const DisplayDevice *d, const uint8_t *old, size_t old_len, Buffer *out)
+static int console_save_again(Hw *hw, const DisplayDevice *d, const uint8_t *old, size_t old_len,
+                              Buffer *out)
 {
         unsigned active;
         int r;
@@ -111,9 +112,10 @@ static int console_save_again(Hw *hw, const DisplayDevice *d, const uint8_t *old
                 return console_no_vts(r) ? 0 : r;
         if (active != old[CONSOLE_OFF_SPARE])
                 return 0; /* the user moved on since: a save of its own */
-        log_debug("%s: still on spare VT %u from a save that was never restored; returning to VT %u after the "
-                  "restore.",
-                  d->slot, active, old[CONSOLE_OFF_ORIGINAL]);
+        log_debug(
+                "%s: still on spare VT %u from a save that was never restored; returning to VT %u after the "
+                "restore.",
+                d->slot, active, old[CONSOLE_OFF_ORIGINAL]);
         r = buffer_append_u8(out, old[CONSOLE_OFF_ORIGINAL]);
         if (r < 0)
                 return r;
