@@ -390,6 +390,7 @@ static int on_prepare_for_sleep(sd_bus_message *msg, void *userdata, sd_bus_erro
                         manager_release_lock(m, "busy");
                         return 0;
                 }
+                log_debug("PrepareForSleep(true): starting the save pass.");
                 (void)sd_notify(false, "STATUS=saving display state before sleep");
                 r = manager_spawn_pass(m, ENGINE_SAVE,
                                        m->owned_config && m->owned_config->save_deadline_usec > 0

@@ -214,6 +214,8 @@ typedef struct PassJob {
 static int pass_child(void *userdata)
 {
         PassJob *j = userdata;
+
+        log_debug("The %s pass runs as PID %d.", engine_op_to_string(j->op), (int)getpid());
         return pass_run_locked(j->config, j->op);
 }
 
