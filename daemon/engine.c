@@ -127,11 +127,19 @@ static int open_device(const EngineConfig *c, const DisplayDevice *d, DeviceResu
         return r;
 }
 
-/* The last save of d succeeded and no restore succeeded after it (the records say so). */
-static bool previous_save_unrestored(const EngineConfig *c, const DisplayDevice *d)
+/* Some method of sd's plan has a save_again(), the last save of the device succeeded and no
+ * restore succeeded after it (the records say so). Without such a method no record is read:
+ * the save of every other device does no extra I/O. */
+static bool previous_save_unrestored(const EngineConfig *c, const SurveyDevice *sd)
 {
+        const DisplayDevice *d = &sd->device;
         EngineLast save, restore;
+        bool wanted = false;
 
+        for (size_t i = 0; i < sd->n_plan; i++)
+                wanted = wanted || sd->plan[i]->save_again;
+        if (!wanted)
+                return false;
         if (engine_read_last_fields(c->rundir, d->slot, ENGINE_SAVE, &save) < 0 || save.error != 0)
                 return false;
         if (engine_read_last_fields(c->rundir, d->slot, ENGINE_RESTORE, &restore) < 0)
@@ -159,7 +167,7 @@ static int save_device(const EngineConfig *c, const SurveyDevice *sd, const char
 
         /* Only a save that was never restored hands anything on (a method's save_again());
          * a state that does not load (another boot, tampered) hands on nothing. */
-        if (previous_save_unrestored(c, d) && engine_load_state(c, d, STATE_SUFFIX, &old) < 0)
+        if (previous_save_unrestored(c, sd) && engine_load_state(c, d, STATE_SUFFIX, &old) < 0)
                 old = NULL;
 
         /* From here on the state of an earlier sleep is no longer restorable: if this save

@@ -97,7 +97,7 @@ void pass_log_results(const EngineConfig *c, EngineOp op, const EngineResult *re
 static void pass_log_timing(EngineOp op, const EngineResult *res, uint64_t lock_usec, uint64_t total_usec)
 {
         if (log_get_max_level() < LOG_DEBUG)
-                return; /* the per-method lines are built by hand: not for nothing */
+                return; /* its lines are put together with snprintf: none of that unless shown */
         log_debug("The %s took %.1f ms: run lock and sweep %.1f ms, survey %.1f ms, the rest the devices below.",
                   engine_op_to_string(op), (double)total_usec / 1000.0, (double)lock_usec / 1000.0,
                   (double)res->survey_usec / 1000.0);
