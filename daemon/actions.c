@@ -400,7 +400,17 @@ int action_daemon(const ActionArgs *a)
         _cleanup_(cli_setup_done) CliSetup s = { 0 };
         _cleanup_(manager_freep) Manager *m = NULL;
         _cleanup_close_ int daemon_lock = -EBADF;
+        char why[512];
         int r;
+
+        /* Before anything is set up: a daemon that cannot talk D-Bus takes no lock. */
+        r = manager_load_libsystemd(why, sizeof(why));
+        if (r < 0) {
+                log_error("The daemon cannot start: %s. Install libsystemd0; the actions (--save-now, "
+                          "--restore-now, --status...) work without it.",
+                          why);
+                return UMS_EXIT_FAILURE;
+        }
 
         r = cli_setup(a, RUNDIR_CREATE, &s);
         if (r != 0)

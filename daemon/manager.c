@@ -12,6 +12,8 @@
 #include "manager.h"
 #include "pass.h"
 #include "sysfs.h"
+/* Last: from here on the sd_* calls go through the pointers it sets. */
+#include "libsystemd-dl.h"
 
 #define LOGIND_SERVICE "org.freedesktop.login1"
 #define LOGIND_PATH "/org/freedesktop/login1"
@@ -572,6 +574,11 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void)sd_notify(false, "READY=1");
         manager_update_status(m);
         return 0;
+}
+
+int manager_load_libsystemd(char *why, size_t why_size)
+{
+        return libsystemd_load(LIBSYSTEMD_SONAME, why, why_size);
 }
 
 int manager_new(const ManagerParams *p, Manager **ret)

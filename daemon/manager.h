@@ -11,6 +11,10 @@
 
 typedef struct Manager Manager;
 
+/* Loads libsystemd (the binary does not link it: see libsystemd-dl.h). Before manager_new();
+ * on failure why says what is missing. */
+int manager_load_libsystemd(char *why, size_t why_size);
+
 /* What the daemon is given by the action that starts it; manager_new() takes ownership of
  * config, rundir and daemon_lock_fd. */
 typedef struct ManagerParams {

@@ -3,6 +3,8 @@
 # The installed umsrestored holds no simulator and no test switch: neither the strings of
 # the test-only environment variables and image format, nor a symbol of the simulator.
 # The simulator build is checked to hold them, so that the search itself is shown to work.
+# And it does not link libsystemd (the daemon loads it: libsystemd-dl.c), so that an action
+# run by a sleep hook starts without its eight libraries.
 #   test-binary-clean.sh UMSRESTORED UMSRESTORED-SIM      (TAP output)
 set -u
 BIN=${1:?usage: test-binary-clean.sh UMSRESTORED UMSRESTORED-SIM}
@@ -29,6 +31,18 @@ for want in UMSRESTORE_TEST_HW_SIM UMSSIM01 hw_sim_open_func; do
         fail=1
     fi
 done
+
+needed=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+n=$((n + 1))
+case " $needed" in
+*" libc.so.6 "*) echo "ok $n - $(basename "$BIN") needs: $needed(the listing works)" ;;
+*) echo "not ok $n - no libc.so.6 among the needed libraries '$needed': the listing is broken"; fail=1 ;;
+esac
+n=$((n + 1))
+case " $needed" in
+*" libsystemd.so"*) echo "not ok $n - $(basename "$BIN") links libsystemd: every action pays for loading it"; fail=1 ;;
+*) echo "ok $n - $(basename "$BIN") does not link libsystemd" ;;
+esac
 
 echo "1..$n"
 exit $fail

@@ -26,6 +26,7 @@ LAYERS = [
     ["engine"],
     ["status", "pass"],
     ["report"],
+    ["libsystemd-dl"],
     ["manager"],
     ["actions"],
     ["umsrestored"],
@@ -35,8 +36,8 @@ RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 
 # <system headers> that only these modules may include.
 SYSTEM_ONLY = {
-    "systemd/sd-bus.h": {"manager"},
-    "systemd/sd-event.h": {"manager"},
+    "systemd/sd-bus.h": {"manager", "libsystemd-dl"},
+    "systemd/sd-event.h": {"manager", "libsystemd-dl"},
     "pciaccess.h": {"hw"},
     "linux/vt.h": {"hw"},
     "linux/kd.h": {"hw"},
