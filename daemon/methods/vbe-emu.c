@@ -96,6 +96,9 @@ typedef struct Session {
         HwBar bars[6];
         bool bar_valid[6];
         uint32_t rom_size;
+        /* The copy of the upper memory the emulator's pages there point into: it lives as
+         * long as the child (which ends with _exit()). */
+        uint8_t *upper;
         /* Why the run was stopped from a handler (0: it was not). */
         int fault;
         char fault_text[FAIL_TEXT_MAX];
@@ -540,6 +543,15 @@ static void fill_ram(Session *s, uint32_t start, uint32_t end, const uint8_t *da
         x86emu_set_perm(s->emu, start, end - 1, perm | X86EMU_PERM_VALID);
 }
 
+/* [start, end) (whole pages) of the emulated memory become data itself, one page at a time,
+ * rather than a copy written byte by byte (each byte a call through the memory handler: tens
+ * of ms for the 256 KiB above the VGA window). The permissions are set afterwards. */
+static void map_pages(Session *s, uint32_t start, uint32_t end, uint8_t *data)
+{
+        for (uint32_t a = start; a < end; a += X86EMU_PAGE_SIZE)
+                x86emu_set_page(s->emu, a, data + (a - start));
+}
+
 /* The emulated first MiB: vectors and BIOS data from the machine, fresh conventional memory
  * above them, the video BIOS from its shadow, a private copy of the upper memory between the
  * video BIOS and the system BIOS (read-write, not executable: where firmware keeps option-ROM
@@ -548,7 +560,8 @@ static void fill_ram(Session *s, uint32_t start, uint32_t end, const uint8_t *da
  * in the emulator: nothing of the machine's memory is written. */
 static int session_load(Session *s)
 {
-        _cleanup_free_ uint8_t *low = NULL, *upper = NULL;
+        _cleanup_free_ uint8_t *low = NULL;
+        uint8_t *upper;
         uint8_t head[3];
         uint32_t rom_end;
         int r;
@@ -575,7 +588,7 @@ static int session_load(Session *s)
         /* The first KiBs (IVT, BDA) and everything from the shadow to the end of the first
          * MiB, each read once. */
         low = malloc(0x500);
-        upper = malloc(HW_FIRMWARE_END - VBE_EMU_ROM_BASE);
+        upper = s->upper = malloc(HW_FIRMWARE_END - VBE_EMU_ROM_BASE);
         if (!low || !upper)
                 return -ENOMEM;
         r = hw_firmware_read(s->hw, 0, low, 0x500);
@@ -588,11 +601,12 @@ static int session_load(Session *s)
 
         fill_ram(s, 0, 0x500, low, X86EMU_PERM_RW);
         fill_ram(s, 0x500, HW_FIRMWARE_LOW_END, NULL, X86EMU_PERM_RWX);
+        map_pages(s, VBE_EMU_ROM_BASE, HW_FIRMWARE_END, upper);
         /* The shadow is private: a BIOS that keeps variables in its own segment may write. */
-        fill_ram(s, VBE_EMU_ROM_BASE, rom_end, upper, X86EMU_PERM_RWX);
+        fill_ram(s, VBE_EMU_ROM_BASE, rom_end, NULL, X86EMU_PERM_RWX);
         if (rom_end < VBE_EMU_SYS_BASE)
-                fill_ram(s, rom_end, VBE_EMU_SYS_BASE, upper + s->rom_size, X86EMU_PERM_RW);
-        fill_ram(s, VBE_EMU_SYS_BASE, HW_FIRMWARE_END, upper + (VBE_EMU_SYS_BASE - VBE_EMU_ROM_BASE), X86EMU_PERM_R);
+                fill_ram(s, rom_end, VBE_EMU_SYS_BASE, NULL, X86EMU_PERM_RW);
+        fill_ram(s, VBE_EMU_SYS_BASE, HW_FIRMWARE_END, NULL, X86EMU_PERM_R);
 
         for (unsigned i = 0; i < ELEMENTSOF(s->bars); i++)
                 s->bar_valid[i] = hw_bar_info(s->hw, i, &s->bars[i]) >= 0 && !s->bars[i].is_io &&

@@ -3,6 +3,7 @@
  * (4F04), restores base mode, saved mode, DPMS on and state (4F02/4F10/4F04), POSTs first
  * only where the configuration allows it and the ROM belongs to the device; verifies by
  * saving the state again. Every BIOS call runs bounded in vbe-emu's child. */
+#include "log.h"
 #include "methods/dispi.h"
 #include "methods/vbe-emu.h"
 #include "methods/vbe.h"
@@ -185,6 +186,7 @@ static int run_session(Hw *hw, const DisplayDevice *d, const VbeEmuCall *calls, 
                        VbeEmuResult *res, size_t *ret_done)
 {
         VgaIndexes x;
+        uint64_t t0 = 0, bios_usec = 0, instructions = 0;
         int r, k;
 
         *ret_done = 0;
@@ -195,8 +197,18 @@ static int run_session(Hw *hw, const DisplayDevice *d, const VbeEmuCall *calls, 
                 r = indexes_read(hw, d, &x);
         if (r >= 0)
                 r = hw_outb(hw, 0x3C8, 0x00);
-        if (r >= 0)
+        if (r >= 0) {
+                t0 = clock_usec(CLOCK_MONOTONIC);
                 r = vbe_emu_run(hw, d, calls, n, NULL, res, ret_done, NULL);
+                for (size_t i = 0; i < *ret_done; i++) {
+                        bios_usec += res[i].usec;
+                        instructions += res[i].instructions;
+                }
+                log_debug("%s: vbe: %zu of %zu BIOS calls in %.1f ms, %.1f ms of them in the calls "
+                          "(%llu instructions), the rest the emulator's set-up and the child.",
+                          d->slot, *ret_done, n, (double)(clock_usec(CLOCK_MONOTONIC) - t0) / 1000.0,
+                          (double)bios_usec / 1000.0, (unsigned long long)instructions);
+        }
         if (keep && r != -ETIMEDOUT) {
                 /* (After a killed call the device may not answer: leave it.) */
                 k = indexes_write(hw, &x);
