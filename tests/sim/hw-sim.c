@@ -1293,6 +1293,15 @@ static int sim_vt_find_free(Hw *hw, unsigned *ret)
         r = sim_vt_begin(sim, HW_SIM_VT_FIND_FREE, &a);
         if (r < 0)
                 return r;
+        /* As the system backend picks: the highest VT from 15 down to 2 that is neither open
+         * nor active (VT_GETSTATE), else the lowest free one (VT_OPENQRY). */
+        for (unsigned vt = 15; vt >= 2; vt--)
+                if (vt != sim->sys.vt_active && !(sim->sys.vt_open & (UINT64_C(1) << vt))) {
+                        if (a)
+                                a->value = vt;
+                        *ret = vt;
+                        return 0;
+                }
         for (unsigned vt = 1; vt <= HW_VT_MAX; vt++)
                 if (!(sim->sys.vt_open & (UINT64_C(1) << vt))) {
                         if (a)

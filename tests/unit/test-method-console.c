@@ -108,15 +108,15 @@ static void test_roundtrip(void **state)
         save(f);
         assert_int_equal(f->payload.size, CONSOLE_PAYLOAD_SIZE);
         assert_int_equal(f->payload.data[CONSOLE_OFF_ORIGINAL], 7);
-        assert_int_equal(f->payload.data[CONSOLE_OFF_SPARE], 8);
-        assert_int_equal(hw_sim_vt_active(f->sim), 8);
+        assert_int_equal(f->payload.data[CONSOLE_OFF_SPARE], 15);
+        assert_int_equal(hw_sim_vt_active(f->sim), 15);
 
-        /* The kernel goes to VT 63 for the sleep and back to VT 8 on resume. */
+        /* The kernel goes to VT 63 for the sleep and back to VT 15 on resume. */
         hw_sim_wake(f->sim);
-        assert_int_equal(hw_sim_vt_active(f->sim), 8);
+        assert_int_equal(hw_sim_vt_active(f->sim), 15);
         assert_int_equal(
                 method_console.verify(f->hw, f->hw->device, f->payload.data, f->payload.size, &report), 1);
-        assert_string_equal(buffer_str(&report), "active VT = 8, expected 7 (the VT before sleep)\n");
+        assert_string_equal(buffer_str(&report), "active VT = 15, expected 7 (the VT before sleep)\n");
 
         hw_sim_log_clear(f->sim);
         assert_int_equal(method_console.restore(f->hw, f->hw->device, f->payload.data, f->payload.size), 0);
@@ -131,13 +131,35 @@ static void test_roundtrip(void **state)
         assert_int_equal(hw_sim_errors(f->sim), 0);
 }
 
+/* The spare is picked as the system backend picks it: the highest of VTs 2-15 neither open nor active,
+ * else the lowest free VT above them. */
+static void test_spare_choice(void **state)
+{
+        Fixture *f = *state;
+        HwSimSystemState *sys = hw_sim_system_state(f->sim);
+
+        sys->vt_open = 0xFFFE & ~(UINT64_C(1) << 9 | UINT64_C(1) << 3); /* 1-15 open but 3 and 9 */
+        sys->vt_active = 15;
+        save(f);
+        assert_int_equal(f->payload.data[CONSOLE_OFF_ORIGINAL], 15);
+        assert_int_equal(f->payload.data[CONSOLE_OFF_SPARE], 9);
+        assert_int_equal(method_console.restore(f->hw, f->hw->device, f->payload.data, f->payload.size), 0);
+
+        sys->vt_open = 0xFFFE; /* 1-15 open */
+        sys->vt_active = 1;
+        save(f);
+        assert_int_equal(f->payload.data[CONSOLE_OFF_SPARE], 16);
+        assert_int_equal(method_console.restore(f->hw, f->hw->device, f->payload.data, f->payload.size), 0);
+        assert_int_equal(hw_sim_vt_active(f->sim), 1);
+}
+
 static void test_wake_on_vt63(void **state)
 {
         Fixture *f = *state;
 
         save(f);
         assert_int_equal(f->payload.data[CONSOLE_OFF_ORIGINAL], 1);
-        assert_int_equal(f->payload.data[CONSOLE_OFF_SPARE], 2);
+        assert_int_equal(f->payload.data[CONSOLE_OFF_SPARE], 15);
         /* A resume that left the kernel's suspend VT active. */
         hw_sim_set_wake_vt(f->sim, 63);
         hw_sim_wake(f->sim);
@@ -166,7 +188,7 @@ static void test_slow_switch_waits(void **state)
         hw_sim_set_vt_switch_polls(f->sim, 4);
         hw_sim_log_clear(f->sim);
         save(f);
-        assert_int_equal(hw_sim_vt_active(f->sim), 2);
+        assert_int_equal(hw_sim_vt_active(f->sim), 15);
         assert_int_equal(hw_sim_delay_total_us(f->sim), 3 * HW_VT_POLL_USEC);
 }
 
@@ -213,7 +235,7 @@ static void test_late_switch_is_undone(void **state)
         assert_int_equal(save_and_commit(f, &out), -ETIMEDOUT);
         assert_int_equal(out.size, 0);
         assert_int_equal(hw_sim_vt_active(f->sim), 1);
-        assert_int_equal(count_activates(f->sim, 2), 1);
+        assert_int_equal(count_activates(f->sim, 15), 1);
         assert_int_equal(count_activates(f->sim, 1), 1);
         buffer_done(&out);
 }
@@ -338,7 +360,7 @@ static void test_order_with_the_table(void **state)
                 }
                 assert_true(activate < first_io);
         }
-        assert_int_equal(hw_sim_vt_active(f->sim), 2);
+        assert_int_equal(hw_sim_vt_active(f->sim), 15);
 
         hw_sim_wake_full(f->sim);
         assert_false(hw_sim_display_live(f->sim));
@@ -403,10 +425,10 @@ static void test_dump(void **state)
         assert_int_equal(method_console.dump(f->payload.data, f->payload.size, false, &text), 0);
         assert_string_equal(
                 buffer_str(&text),
-                "console: VT 1 was active before sleep; moved to spare VT 2, back to VT 1 after the "
+                "console: VT 1 was active before sleep; moved to spare VT 15, back to VT 1 after the "
                 "restore\n");
         assert_int_equal(method_console.dump(f->payload.data, f->payload.size, true, &json), 0);
-        assert_string_equal(buffer_str(&json), "{\"original_vt\":1,\"spare_vt\":2}");
+        assert_string_equal(buffer_str(&json), "{\"original_vt\":1,\"spare_vt\":15}");
         assert_int_equal(method_console.dump(f->payload.data, f->payload.size, true, NULL), -EINVAL);
 }
 
@@ -526,7 +548,7 @@ static void test_engine_roundtrip(void **state)
 
         assert_int_equal(engine_run(&c, ENGINE_SAVE, &res), 0);
         assert_string_equal(res->devices[0].methods, "backlight, console, dpms, vga, bochs, pci-config");
-        assert_int_equal(hw_sim_vt_active(f->sim), 2);
+        assert_int_equal(hw_sim_vt_active(f->sim), 15);
         engine_result_free(TAKE_PTR(res));
 
         hw_sim_wake_full(f->sim);
@@ -602,6 +624,7 @@ int main(int argc, char *argv[])
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_probe, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_spare_choice, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_wake_on_vt63, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_restore_when_already_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slow_switch_waits, setup, teardown),
