@@ -89,6 +89,7 @@ typedef struct QuirkSection {
 typedef struct QuirkDb {
         QuirkSection *sections; /* in load order: shipped files by name, then local ones */
         size_t n_sections;
+        size_t n_allocated; /* room in sections, grown by doubling */
         size_t n_files;
         size_t n_local_files;
 } QuirkDb;
