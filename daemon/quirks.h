@@ -86,10 +86,13 @@ typedef struct QuirkSection {
         size_t n_remove_methods;
 } QuirkSection;
 
+typedef struct QuirkStrings QuirkStrings;
+
 typedef struct QuirkDb {
         QuirkSection *sections; /* in load order: shipped files by name, then local ones */
         size_t n_sections;
-        size_t n_allocated; /* room in sections, grown by doubling */
+        size_t n_allocated;    /* room in sections, grown by doubling */
+        QuirkStrings *strings; /* every string the sections point to */
         size_t n_files;
         size_t n_local_files;
 } QuirkDb;
