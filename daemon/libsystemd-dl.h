@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* libsystemd, loaded with dlopen() when the daemon starts: the command-line actions (what the
- * sleep hooks run at every suspend) never use it, and its eight libraries cost each start. */
+ * sleep hooks run at every suspend) never use it, and it and the six libraries it pulls in cost each start. */
 #pragma once
 
 #include <stdbool.h>

@@ -4,7 +4,7 @@
 # the test-only environment variables and image format, nor a symbol of the simulator.
 # The simulator build is checked to hold them, so that the search itself is shown to work.
 # And it does not link libsystemd (the daemon loads it: libsystemd-dl.c), so that an action
-# run by a sleep hook starts without its eight libraries.
+# run by a sleep hook starts without it and the six libraries it pulls in.
 #   test-binary-clean.sh UMSRESTORED UMSRESTORED-SIM      (TAP output)
 set -u
 BIN=${1:?usage: test-binary-clean.sh UMSRESTORED UMSRESTORED-SIM}
