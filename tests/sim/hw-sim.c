@@ -1288,6 +1288,7 @@ static int sim_vt_find_free(Hw *hw, unsigned *ret)
 {
         HwSim *sim = hw->userdata;
         HwSimAccess *a;
+        unsigned found = 0;
         int r;
 
         r = sim_vt_begin(sim, HW_SIM_VT_FIND_FREE, &a);
@@ -1295,21 +1296,18 @@ static int sim_vt_find_free(Hw *hw, unsigned *ret)
                 return r;
         /* As the system backend picks: the highest VT from 15 down to 2 that is neither open
          * nor active (VT_GETSTATE), else the lowest free one (VT_OPENQRY). */
-        for (unsigned vt = 15; vt >= 2; vt--)
-                if (vt != sim->sys.vt_active && !(sim->sys.vt_open & (UINT64_C(1) << vt))) {
-                        if (a)
-                                a->value = vt;
-                        *ret = vt;
-                        return 0;
-                }
-        for (unsigned vt = 1; vt <= HW_VT_MAX; vt++)
-                if (!(sim->sys.vt_open & (UINT64_C(1) << vt))) {
-                        if (a)
-                                a->value = vt;
-                        *ret = vt;
-                        return 0;
-                }
-        return -EBUSY;
+        for (unsigned vt = 15; vt >= 2 && !found; vt--)
+                if (vt != sim->sys.vt_active && !(sim->sys.vt_open & (UINT64_C(1) << vt)))
+                        found = vt;
+        for (unsigned vt = 1; vt <= HW_VT_MAX && !found; vt++)
+                if (!(sim->sys.vt_open & (UINT64_C(1) << vt)))
+                        found = vt;
+        if (!found)
+                return -EBUSY;
+        if (a)
+                a->value = found;
+        *ret = found;
+        return 0;
 }
 
 static int sim_vt_in_graphics(Hw *hw, bool *ret)
