@@ -20,10 +20,15 @@ bool libsystemd_loaded(void)
         return libsystemd_handle != NULL;
 }
 
+#define LIBSYSTEMD_COUNT(name) +1
+enum { LIBSYSTEMD_N = 0 LIBSYSTEMD_SYMBOLS(LIBSYSTEMD_COUNT) };
+#undef LIBSYSTEMD_COUNT
+
 int libsystemd_load(const char *soname, char *why, size_t why_size)
 {
         const char *missing = NULL;
-        void *h, *p;
+        void *h, *found[LIBSYSTEMD_N];
+        size_t i = 0;
 
         if (libsystemd_handle)
                 return 0;
@@ -35,12 +40,13 @@ int libsystemd_load(const char *soname, char *why, size_t why_size)
                 return -ENOENT;
         }
 
-        /* First check that every symbol is there, then set the pointers: all or none. */
-#define LIBSYSTEMD_CHECK(name)                                                                                         \
-        if (!missing && !dlsym(h, #name))                                                                              \
+        /* Every symbol is looked up first, the pointers are set only if all are there: all or none. */
+#define LIBSYSTEMD_FIND(name)                                                                                          \
+        found[i] = dlsym(h, #name);                                                                                    \
+        if (!found[i++] && !missing)                                                                                   \
                 missing = #name;
-        LIBSYSTEMD_SYMBOLS(LIBSYSTEMD_CHECK)
-#undef LIBSYSTEMD_CHECK
+        LIBSYSTEMD_SYMBOLS(LIBSYSTEMD_FIND)
+#undef LIBSYSTEMD_FIND
         if (missing) {
                 snprintf(why, why_size, "'%s' has no function %s() (libsystemd 252 or later is needed)", soname,
                          missing);
@@ -50,9 +56,8 @@ int libsystemd_load(const char *soname, char *why, size_t why_size)
 
         /* A function pointer is copied out of dlsym()'s void * byte for byte (POSIX allows the
          * conversion; ISO C has no cast for it). */
-#define LIBSYSTEMD_SET(name)                                                                                           \
-        p = dlsym(h, #name);                                                                                           \
-        memcpy(&sym_##name, &p, sizeof(p));
+        i = 0;
+#define LIBSYSTEMD_SET(name) memcpy(&sym_##name, &found[i++], sizeof(found[0]));
         LIBSYSTEMD_SYMBOLS(LIBSYSTEMD_SET)
 #undef LIBSYSTEMD_SET
         libsystemd_handle = h;
